@@ -1,0 +1,107 @@
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{ConfigPatch, Word};
+
+/// Body of `POST /transcript`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TranscriptRequest {
+    /// The `file` identifier returned by `/signedUrl` (the key of an uploaded object).
+    pub input: String,
+    /// ISO 639-1 code or `auto` (the default).
+    #[serde(default = "default_lang")]
+    pub lang: String,
+}
+
+fn default_lang() -> String {
+    "auto".to_owned()
+}
+
+/// Response of `POST /transcript`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateJobResponse {
+    pub job_id: String,
+}
+
+/// Status of a transcription job: `IN_QUEUE` → `IN_PROGRESS` → `COMPLETED` | `FAILED`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum JobStatus {
+    InQueue,
+    InProgress,
+    Completed,
+    Failed,
+}
+
+impl JobStatus {
+    /// The wire spelling (`IN_QUEUE`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InQueue => "IN_QUEUE",
+            Self::InProgress => "IN_PROGRESS",
+            Self::Completed => "COMPLETED",
+            Self::Failed => "FAILED",
+        }
+    }
+
+    /// True once the job can no longer change.
+    pub fn is_final(self) -> bool {
+        matches!(self, Self::Completed | Self::Failed)
+    }
+}
+
+/// Why a job failed: a stable snake_case `code` (`no_audio`, `unreadable_input`, ...) and a
+/// message for people.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobError {
+    pub code: String,
+    pub message: String,
+}
+
+/// Response of `GET /transcript/{jobId}`.
+///
+/// `words` is `null` unless the status is `COMPLETED`. `progress` (0–100) and `error` are
+/// extensions; `error` appears only on `FAILED`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TranscriptResult {
+    pub status: JobStatus,
+    #[serde(default)]
+    pub words: Option<Vec<Word>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<JobError>,
+}
+
+/// Body of `POST /generate`: the input file, the timed words and a (partial) style configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GenerateRequest {
+    pub input: String,
+    pub words: Vec<Word>,
+    #[serde(default)]
+    pub config: ConfigPatch,
+    /// Extension: the template the `config` overrides (default: the default template).
+    #[serde(
+        default,
+        rename = "templateId",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub template_id: Option<String>,
+}
+
+/// Response of `POST /generate`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GenerateResponse {
+    pub download_url: String,
+}
+
+/// Response of `GET /signedUrl`: a unique file identifier, the URL to POST a multipart form to,
+/// and the form fields to send before the file (`key`, `bucket`, `Policy`, `X-Amz-Algorithm`,
+/// `X-Amz-Credential`, `X-Amz-Date`, `X-Amz-Signature`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UploadDescriptor {
+    pub file: String,
+    pub url: String,
+    pub fields: BTreeMap<String, String>,
+}

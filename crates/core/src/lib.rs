@@ -1,0 +1,33 @@
+//! The caption engine's wire data model.
+//!
+//! Every type here serialises with the exact field names of the HTTP interface
+//! (`punctuated_word`, `hilightColor`, `wordsPerLineCount`, ...). Requests arrive as loose JSON;
+//! [`validate`] checks them against every rule at once and reports each problem with its field
+//! path, then [`ConfigPatch::apply`] merges what the caller gave over a base [`Config`].
+//!
+//! The built-in template catalog lives here too ([`Catalog`]), as JSON data files validated when
+//! loaded, so every crate can use the same styles without pulling in the heavy parts.
+
+mod catalog;
+mod config;
+mod error;
+mod jobs;
+mod validate;
+mod word;
+
+pub use catalog::{Catalog, CatalogError};
+pub use config::{
+    CapitalizationType, Color, ColorSet, Colors, ColorsPatch, Config, ConfigPatch, DisplayEmojis,
+    DisplayMode, DisplayWords, EffectMode, EffectType, Modes, ModesPatch, Position,
+    REFERENCE_SHORT_SIDE_PX, Sizes, SizesPatch, SpokenMode, Template, TemplateSummary,
+};
+pub use error::{ErrorBody, ErrorDetail};
+pub use jobs::{
+    CreateJobResponse, GenerateRequest, GenerateResponse, JobError, JobStatus, TranscriptRequest,
+    TranscriptResult, UploadDescriptor,
+};
+pub use validate::{
+    ValidationError, ValidationErrors, parse_config_patch, parse_generate_request,
+    parse_transcript_request, parse_words,
+};
+pub use word::Word;

@@ -1,0 +1,572 @@
+//! Validation of loose JSON against every rule of the interface, reporting all problems at once.
+//!
+//! serde stops at the first error and cannot say "and also this"; a request with three mistakes
+//! should get three messages. So requests are walked as [`serde_json::Value`] here, every problem
+//! is recorded with its path (`config.colors.hilightColor.colors[0].r`) and its rule, and the
+//! typed value is built only from the parts that passed.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::config::{
+    CapitalizationType, Color, ColorSet, ColorsPatch, ConfigPatch, DisplayEmojis, DisplayMode,
+    DisplayWords, EffectMode, EffectType, ModesPatch, Position, SizesPatch, SpokenMode,
+};
+use crate::{GenerateRequest, TranscriptRequest, Word};
+
+pub(crate) const RULE_CHANNEL: &str = "must be an integer from 0 to 255";
+
+/// One problem: where (`config.sizes.fontSize`) and which rule it breaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidationError {
+    pub path: String,
+    pub rule: String,
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.rule)
+    }
+}
+
+/// Every problem found in one input, in document order.
+#[derive(Debug, Clone, PartialEq, Eq, Default, thiserror::Error)]
+pub struct ValidationErrors(pub Vec<ValidationError>);
+
+impl ValidationErrors {
+    pub fn one(path: impl Into<String>, rule: impl Into<String>) -> Self {
+        Self(vec![ValidationError {
+            path: path.into(),
+            rule: rule.into(),
+        }])
+    }
+
+    pub fn push(&mut self, path: impl Into<String>, rule: impl Into<String>) {
+        self.0.push(ValidationError {
+            path: path.into(),
+            rule: rule.into(),
+        });
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, ValidationError> {
+        self.0.iter()
+    }
+
+    /// Prefixes every path, e.g. with a file name.
+    pub fn within(mut self, prefix: &str) -> Self {
+        for e in &mut self.0 {
+            e.path = if e.path.is_empty() {
+                prefix.to_owned()
+            } else {
+                format!("{prefix}.{}", e.path)
+            };
+        }
+        self
+    }
+}
+
+impl fmt::Display for ValidationErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl<'a> IntoIterator for &'a ValidationErrors {
+    type Item = &'a ValidationError;
+    type IntoIter = std::slice::Iter<'a, ValidationError>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+/// Rounds a channel value; `None` when it is not a finite number within 0–255.
+pub(crate) fn channel_from_f64(v: f64) -> Option<u8> {
+    let rounded = v.round();
+    if v.is_finite() && (0.0..=255.0).contains(&rounded) {
+        // In range and integral after rounding, so the cast is exact.
+        Some(rounded as u8)
+    } else {
+        None
+    }
+}
+
+/// Largest word list a request may carry (about ten hours of speech).
+const MAX_WORDS: usize = 200_000;
+/// Latest word time accepted, seconds (24 h).
+const MAX_TIME_S: f64 = 86_400.0;
+
+struct Walker {
+    errors: ValidationErrors,
+}
+
+fn join(path: &str, field: &str) -> String {
+    if path.is_empty() {
+        field.to_owned()
+    } else {
+        format!("{path}.{field}")
+    }
+}
+
+impl Walker {
+    fn new() -> Self {
+        Self {
+            errors: ValidationErrors::default(),
+        }
+    }
+
+    fn fail(&mut self, path: &str, rule: impl Into<String>) {
+        self.errors.push(path, rule);
+    }
+
+    fn finish<T>(self, value: T) -> Result<T, ValidationErrors> {
+        if self.errors.is_empty() {
+            Ok(value)
+        } else {
+            Err(self.errors)
+        }
+    }
+
+    fn object<'v>(&mut self, v: &'v Value, path: &str) -> Option<&'v Map<String, Value>> {
+        match v {
+            Value::Object(map) => Some(map),
+            _ => {
+                self.fail(path, "must be an object");
+                None
+            }
+        }
+    }
+
+    /// A field that may be absent; `null` counts as absent.
+    fn field<'v>(map: &'v Map<String, Value>, name: &str) -> Option<&'v Value> {
+        map.get(name).filter(|v| !v.is_null())
+    }
+
+    fn bool(&mut self, map: &Map<String, Value>, path: &str, name: &str) -> Option<bool> {
+        let v = Self::field(map, name)?;
+        let b = v.as_bool();
+        if b.is_none() {
+            self.fail(&join(path, name), "must be true or false");
+        }
+        b
+    }
+
+    fn number(&mut self, v: &Value, path: &str, min: f64, max: f64) -> Option<f64> {
+        match v.as_f64() {
+            Some(n) if n.is_finite() && (min..=max).contains(&n) => Some(n),
+            _ => {
+                self.fail(path, format!("must be a number from {min} to {max}"));
+                None
+            }
+        }
+    }
+
+    fn integer(&mut self, v: &Value, path: &str, min: u64, max: u64) -> Option<u64> {
+        match v.as_u64() {
+            Some(n) if (min..=max).contains(&n) => Some(n),
+            _ => {
+                self.fail(path, format!("must be an integer from {min} to {max}"));
+                None
+            }
+        }
+    }
+
+    fn string<'v>(&mut self, v: &'v Value, path: &str, max_chars: usize) -> Option<&'v str> {
+        match v.as_str() {
+            Some(s) if !s.trim().is_empty() && s.chars().count() <= max_chars => Some(s),
+            _ => {
+                self.fail(
+                    path,
+                    format!("must be a non-empty string of at most {max_chars} characters"),
+                );
+                None
+            }
+        }
+    }
+
+    fn wire_enum<T: Copy>(
+        &mut self,
+        map: &Map<String, Value>,
+        path: &str,
+        name: &str,
+        names: &[&str],
+        parse: fn(&str) -> Option<T>,
+    ) -> Option<T> {
+        let v = Self::field(map, name)?;
+        let parsed = v.as_str().and_then(parse);
+        if parsed.is_none() {
+            self.fail(
+                &join(path, name),
+                format!("must be one of {}", names.join(", ")),
+            );
+        }
+        parsed
+    }
+
+    fn color(&mut self, v: &Value, path: &str) -> Option<Color> {
+        let map = self.object(v, path)?;
+        let mut channel = |name: &str, required: bool| -> Option<u8> {
+            let p = join(path, name);
+            match Self::field(map, name) {
+                None if required => {
+                    self.fail(&p, format!("is required ({RULE_CHANNEL})"));
+                    None
+                }
+                None => Some(255),
+                Some(v) => {
+                    let c = v.as_f64().and_then(channel_from_f64);
+                    if c.is_none() {
+                        self.fail(&p, RULE_CHANNEL);
+                    }
+                    c
+                }
+            }
+        };
+        let (r, g, b, a) = (
+            channel("r", true),
+            channel("g", true),
+            channel("b", true),
+            channel("a", false),
+        );
+        Some(Color {
+            r: r?,
+            g: g?,
+            b: b?,
+            a: a?,
+        })
+    }
+
+    fn color_set(&mut self, v: &Value, path: &str) -> Option<ColorSet> {
+        let map = self.object(v, path)?;
+        let colors_path = join(path, "colors");
+        let Some(list) = Self::field(map, "colors") else {
+            self.fail(&colors_path, "is required (an array of colors)");
+            return None;
+        };
+        let Some(items) = list.as_array() else {
+            self.fail(&colors_path, "must be an array of colors");
+            return None;
+        };
+        if items.len() > 64 {
+            self.fail(&colors_path, "must hold at most 64 colors");
+            return None;
+        }
+        let colors: Vec<Option<Color>> = items
+            .iter()
+            .enumerate()
+            .map(|(i, c)| self.color(c, &format!("{colors_path}[{i}]")))
+            .collect();
+        colors
+            .into_iter()
+            .collect::<Option<Vec<_>>>()
+            .map(|colors| ColorSet { colors })
+    }
+
+    fn colors(&mut self, v: &Value, path: &str) -> Option<ColorsPatch> {
+        let map = self.object(v, path)?;
+        let mut slot =
+            |name: &str| Self::field(map, name).and_then(|v| self.color_set(v, &join(path, name)));
+        Some(ColorsPatch {
+            default_color: slot("defaultColor"),
+            spoken_color: slot("spokenColor"),
+            hilight_color: slot("hilightColor"),
+            stroke_color: slot("strokeColor"),
+            background_color: slot("backgroundColor"),
+            shadow_color: slot("shadowColor"),
+        })
+    }
+
+    fn modes(&mut self, v: &Value, path: &str) -> Option<ModesPatch> {
+        let map = self.object(v, path)?;
+        Some(ModesPatch {
+            display_mode: self.wire_enum(
+                map,
+                path,
+                "displayMode",
+                DisplayMode::NAMES,
+                DisplayMode::from_wire,
+            ),
+            display_words: self.wire_enum(
+                map,
+                path,
+                "displayWords",
+                DisplayWords::NAMES,
+                DisplayWords::from_wire,
+            ),
+            spoken_mode: self.wire_enum(
+                map,
+                path,
+                "spokenMode",
+                SpokenMode::NAMES,
+                SpokenMode::from_wire,
+            ),
+            effect_type: self.wire_enum(
+                map,
+                path,
+                "effectType",
+                EffectType::NAMES,
+                EffectType::from_wire,
+            ),
+            effect_mode: self.wire_enum(
+                map,
+                path,
+                "effectMode",
+                EffectMode::NAMES,
+                EffectMode::from_wire,
+            ),
+            display_emojis: self.wire_enum(
+                map,
+                path,
+                "displayEmojis",
+                DisplayEmojis::NAMES,
+                DisplayEmojis::from_wire,
+            ),
+        })
+    }
+
+    fn sizes(&mut self, v: &Value, path: &str) -> Option<SizesPatch> {
+        let map = self.object(v, path)?;
+        let mut size = |name: &str, min: f64, max: f64| {
+            Self::field(map, name)
+                .and_then(|v| self.number(v, &join(path, name), min, max))
+                .map(|n| n as f32)
+        };
+        Some(SizesPatch {
+            font_px: size("fontSize", 1.0, 1000.0),
+            stroke_px: size("strokeSize", 0.0, 100.0),
+            blur_px: size("blurSize", 0.0, 100.0),
+            emoji_px: size("emojiSize", 0.0, 1000.0),
+            background_radius_px: size("backgroundRadius", 0.0, 500.0),
+        })
+    }
+
+    fn position(&mut self, v: &Value, path: &str) -> Option<Position> {
+        let map = self.object(v, path)?;
+        let mut coord = |name: &str| {
+            let p = join(path, name);
+            match Self::field(map, name) {
+                None => {
+                    self.fail(&p, "is required (a number from 0 to 1)");
+                    None
+                }
+                Some(v) => self.number(v, &p, 0.0, 1.0).map(|n| n as f32),
+            }
+        };
+        let (x, y) = (coord("x"), coord("y"));
+        Some(Position { x: x?, y: y? })
+    }
+
+    fn config(&mut self, v: &Value, path: &str) -> ConfigPatch {
+        let Some(map) = self.object(v, path) else {
+            return ConfigPatch::default();
+        };
+        let int = |w: &mut Self, name: &str, min: u64, max: u64| {
+            Self::field(map, name).and_then(|v| w.integer(v, &join(path, name), min, max))
+        };
+        ConfigPatch {
+            colors: Self::field(map, "colors").and_then(|v| self.colors(v, &join(path, "colors"))),
+            modes: Self::field(map, "modes").and_then(|v| self.modes(v, &join(path, "modes"))),
+            sizes: Self::field(map, "sizes").and_then(|v| self.sizes(v, &join(path, "sizes"))),
+            lines_count: int(self, "linesCount", 1, 10).map(|n| n as u32),
+            words_per_line_count: int(self, "wordsPerLineCount", 1, 50).map(|n| n as u32),
+            word_has_background: self.bool(map, path, "wordHasBackground"),
+            word_has_punctuation: self.bool(map, path, "wordHasPunctuation"),
+            word_has_shadow: self.bool(map, path, "wordHasShadow"),
+            word_has_custom_shadow_color: self.bool(map, path, "wordHasCustomShadowColor"),
+            emoji_animated: self.bool(map, path, "emojiAnimated"),
+            capitalization_type: self.wire_enum(
+                map,
+                path,
+                "capitalizationType",
+                CapitalizationType::NAMES,
+                CapitalizationType::from_wire,
+            ),
+            font: Self::field(map, "font")
+                .and_then(|v| self.string(v, &join(path, "font"), 200))
+                .map(str::to_owned),
+            font_weight: int(self, "fontWeight", 100, 1000).map(|n| n as u16),
+            position: Self::field(map, "position")
+                .and_then(|v| self.position(v, &join(path, "position"))),
+            max_width: Self::field(map, "maxWidth")
+                .and_then(|v| self.number(v, &join(path, "maxWidth"), 0.1, 1.0))
+                .map(|n| n as f32),
+        }
+    }
+
+    fn word(&mut self, v: &Value, path: &str) -> Option<Word> {
+        let map = self.object(v, path)?;
+        let mut time = |name: &str| {
+            let p = join(path, name);
+            match Self::field(map, name) {
+                None => {
+                    self.fail(&p, "is required (seconds, a number from 0)");
+                    None
+                }
+                Some(v) => self.number(v, &p, 0.0, MAX_TIME_S),
+            }
+        };
+        let (start, end) = (time("start"), time("end"));
+        if let (Some(s), Some(e)) = (start, end)
+            && s > e
+        {
+            self.fail(&join(path, "end"), "must not be before start");
+        }
+        let mut text = |name: &str| {
+            let p = join(path, name);
+            match Self::field(map, name) {
+                None => {
+                    self.fail(&p, "is required (a string)");
+                    None
+                }
+                Some(Value::String(s)) if s.len() <= 1000 => Some(s.clone()),
+                Some(_) => {
+                    self.fail(&p, "must be a string of at most 1000 bytes");
+                    None
+                }
+            }
+        };
+        let (word, punctuated) = (text("word"), text("punctuated_word"));
+        let emoji = match Self::field(map, "emoji") {
+            None => None,
+            Some(Value::String(s)) if !s.is_empty() && s.chars().count() <= 16 => Some(s.clone()),
+            Some(_) => {
+                self.fail(
+                    &join(path, "emoji"),
+                    "must be a non-empty string of at most 16 characters",
+                );
+                None
+            }
+        };
+        Some(Word {
+            start: start?,
+            end: end?,
+            word: word?,
+            punctuated_word: punctuated?,
+            emoji,
+        })
+    }
+
+    fn words(&mut self, v: &Value, path: &str) -> Vec<Word> {
+        let Some(items) = v.as_array() else {
+            self.fail(path, "must be an array of words");
+            return Vec::new();
+        };
+        if items.len() > MAX_WORDS {
+            self.fail(path, format!("must hold at most {MAX_WORDS} words"));
+            return Vec::new();
+        }
+        let mut words: Vec<Word> = items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, w)| self.word(w, &format!("{path}[{i}]")))
+            .collect();
+        // Out-of-order words are accepted and sorted; the sort is stable so equal starts keep
+        // their order.
+        words.sort_by(|a, b| a.start.total_cmp(&b.start));
+        words
+    }
+
+    fn required_string(
+        &mut self,
+        map: &Map<String, Value>,
+        name: &str,
+        max_chars: usize,
+    ) -> Option<String> {
+        match Self::field(map, name) {
+            None => {
+                self.fail(name, "is required (a non-empty string)");
+                None
+            }
+            Some(v) => self.string(v, name, max_chars).map(str::to_owned),
+        }
+    }
+}
+
+/// Validates a (partial) config found at `path`; every problem is reported with its path.
+pub fn parse_config_patch(value: &Value, path: &str) -> Result<ConfigPatch, ValidationErrors> {
+    let mut w = Walker::new();
+    let patch = w.config(value, path);
+    w.finish(patch)
+}
+
+/// Validates a word list found at `path` and sorts it by start time.
+pub fn parse_words(value: &Value, path: &str) -> Result<Vec<Word>, ValidationErrors> {
+    let mut w = Walker::new();
+    let words = w.words(value, path);
+    w.finish(words)
+}
+
+/// Validates the body of `POST /generate`.
+pub fn parse_generate_request(value: &Value) -> Result<GenerateRequest, ValidationErrors> {
+    let mut w = Walker::new();
+    let Some(map) = w.object(value, "body") else {
+        return Err(w.errors);
+    };
+    let input = w.required_string(map, "input", 1024);
+    let words = match Walker::field(map, "words") {
+        None => {
+            w.fail("words", "is required (an array of words; may be empty)");
+            Vec::new()
+        }
+        Some(v) => w.words(v, "words"),
+    };
+    let config = Walker::field(map, "config")
+        .map(|v| w.config(v, "config"))
+        .unwrap_or_default();
+    let template_id = Walker::field(map, "templateId")
+        .and_then(|v| w.string(v, "templateId", 100))
+        .map(str::to_owned);
+    let request = input.map(|input| GenerateRequest {
+        input,
+        words,
+        config,
+        template_id,
+    });
+    match request {
+        Some(r) if w.errors.is_empty() => Ok(r),
+        _ => Err(w.errors),
+    }
+}
+
+/// Validates the body of `POST /transcript`. `lang` must be `auto` or a two-letter lower-case
+/// code; whether a model supports it is the transcriber's decision.
+pub fn parse_transcript_request(value: &Value) -> Result<TranscriptRequest, ValidationErrors> {
+    let mut w = Walker::new();
+    let Some(map) = w.object(value, "body") else {
+        return Err(w.errors);
+    };
+    let input = w.required_string(map, "input", 1024);
+    let lang = match Walker::field(map, "lang") {
+        None => Some("auto".to_owned()),
+        Some(Value::String(s)) if s == "auto" || is_iso639_1_shape(s) => Some(s.clone()),
+        Some(_) => {
+            w.fail(
+                "lang",
+                "must be \"auto\" or an ISO 639-1 code (two lower-case letters)",
+            );
+            None
+        }
+    };
+    match (input, lang) {
+        (Some(input), Some(lang)) if w.errors.is_empty() => Ok(TranscriptRequest { input, lang }),
+        _ => Err(w.errors),
+    }
+}
+
+fn is_iso639_1_shape(s: &str) -> bool {
+    s.len() == 2 && s.bytes().all(|b| b.is_ascii_lowercase())
+}

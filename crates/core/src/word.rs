@@ -1,0 +1,38 @@
+use serde::{Deserialize, Serialize};
+
+/// One transcribed word with its timing.
+///
+/// `start` and `end` are seconds from the beginning of the media (the interface's names, so they
+/// carry no unit suffix). `word` is the bare word, `punctuated_word` the same word with the
+/// punctuation that surrounds it in the transcript.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Word {
+    /// Start time, seconds.
+    pub start: f64,
+    /// End time, seconds; `start <= end`.
+    pub end: f64,
+    pub word: String,
+    pub punctuated_word: String,
+    /// Extension: an explicit emoji shown with this word (overrides the keyword lexicon).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emoji: Option<String>,
+}
+
+impl Word {
+    /// A word whose punctuated form equals its bare form.
+    pub fn new(start_s: f64, end_s: f64, text: impl Into<String>) -> Self {
+        let text = text.into();
+        Self {
+            start: start_s,
+            end: end_s,
+            punctuated_word: text.clone(),
+            word: text,
+            emoji: None,
+        }
+    }
+
+    /// Duration in seconds (never negative for a valid word).
+    pub fn duration_s(&self) -> f64 {
+        self.end - self.start
+    }
+}
