@@ -1,0 +1,84 @@
+use std::path::PathBuf;
+
+/// Everything that can go wrong in `caption-store`, with the object key or path it concerns.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A key given from outside (a request, a job) is not one this store could have made.
+    #[error("invalid object key {key:?}: {reason}")]
+    InvalidKey { key: String, reason: &'static str },
+
+    /// No object under this key.
+    #[error("object {key} not found")]
+    NotFound { key: String },
+
+    /// `put` never overwrites: the key is taken.
+    #[error("object {key} already exists")]
+    AlreadyExists { key: String },
+
+    /// The body was larger than the put's `max_bytes`; nothing was stored.
+    #[error("object {key}: body exceeds the limit of {max_bytes} bytes")]
+    TooLarge { key: String, max_bytes: u64 },
+
+    /// The body was smaller than the put's `min_bytes`; nothing was stored.
+    #[error("object {key}: body of {size_bytes} bytes is below the minimum of {min_bytes}")]
+    TooSmall {
+        key: String,
+        size_bytes: u64,
+        min_bytes: u64,
+    },
+
+    /// The requested byte range does not overlap the object.
+    #[error("object {key}: range not satisfiable for an object of {size_bytes} bytes")]
+    RangeNotSatisfiable { key: String, size_bytes: u64 },
+
+    /// The body stream given to `put` failed; nothing was stored.
+    #[error("object {key}: reading the upload body failed: {source}")]
+    Body {
+        key: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The configuration cannot work (bad URL, empty bucket, ...).
+    #[error("storage configuration: {0}")]
+    Config(String),
+
+    /// The local signing secret could not be read or created.
+    #[error("signing secret {path}: {source}")]
+    Secret {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The backend (disk or S3) failed.
+    #[error("storage backend, object {key}: {source}")]
+    Backend {
+        key: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Maps an object_store error for `key` into ours, keeping the cases callers act on.
+    pub(crate) fn from_object_store(key: &str, error: object_store::Error) -> Self {
+        match error {
+            object_store::Error::NotFound { .. } => Self::NotFound {
+                key: key.to_owned(),
+            },
+            object_store::Error::AlreadyExists { .. }
+            | object_store::Error::Precondition { .. } => Self::AlreadyExists {
+                key: key.to_owned(),
+            },
+            other => Self::Backend {
+                key: key.to_owned(),
+                source: Box::new(other),
+            },
+        }
+    }
+}

@@ -1,0 +1,51 @@
+use std::sync::Arc;
+
+use crate::config::{StorageConfig, StorageOptions};
+use crate::error::Result;
+use crate::local::{LocalAuthority, LocalStorage};
+use crate::s3::{S3Settings, S3Storage};
+use crate::storage::Storage;
+
+/// A storage backend ready for use, plus what the service's local routes need (present only
+/// for local storage: with S3 the bucket itself takes uploads and serves downloads).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct OpenedStorage {
+    pub storage: Arc<dyn Storage>,
+    pub local: Option<LocalAuthority>,
+}
+
+/// Opens the backend `options` describe.
+pub fn open_storage(options: &StorageOptions) -> Result<OpenedStorage> {
+    match &options.backend {
+        StorageConfig::Local { root } => {
+            let local = LocalStorage::open(root, &options.public_base_url, options.links.clone())?;
+            let authority = local.authority().clone();
+            Ok(OpenedStorage {
+                storage: Arc::new(local),
+                local: Some(authority),
+            })
+        }
+        StorageConfig::S3 {
+            endpoint,
+            bucket,
+            region,
+            access_key,
+            secret_key,
+            allow_http,
+        } => {
+            let settings = S3Settings {
+                endpoint: endpoint.clone(),
+                bucket: bucket.clone(),
+                region: region.clone(),
+                access_key: access_key.clone(),
+                secret_key: secret_key.clone(),
+                allow_http: *allow_http,
+            };
+            Ok(OpenedStorage {
+                storage: Arc::new(S3Storage::open(&settings, options.links.clone())?),
+                local: None,
+            })
+        }
+    }
+}

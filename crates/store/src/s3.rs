@@ -1,0 +1,191 @@
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use futures_util::StreamExt as _;
+use object_store::aws::{AmazonS3, AmazonS3Builder};
+use object_store::signer::{Method, Signer as _};
+use object_store::{ObjectStore as _, PutMode, PutPayload};
+use time::OffsetDateTime;
+
+use crate::config::LinkOptions;
+use crate::descriptor::UploadDescriptor;
+use crate::error::{Error, Result};
+use crate::key::ObjectKey;
+use crate::local::{delete_via, get_via, head_via};
+use crate::put::{PART_BYTES, check_min, count, stream_multipart};
+use crate::sigv4::{PostCredentials, PostPolicyRequest, presigned_post};
+use crate::storage::{
+    ByteStream, GetObject, GetOptions, ObjectInfo, PutOptions, Storage, StorageKind,
+};
+
+/// Connection settings of an S3-compatible bucket.
+#[derive(Clone, PartialEq, Eq)]
+pub struct S3Settings {
+    pub endpoint: String,
+    pub bucket: String,
+    pub region: String,
+    pub access_key: String,
+    pub secret_key: String,
+    pub allow_http: bool,
+}
+
+impl std::fmt::Debug for S3Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("S3Settings")
+            .field("endpoint", &self.endpoint)
+            .field("bucket", &self.bucket)
+            .field("region", &self.region)
+            .field("access_key", &self.access_key)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Objects in an S3 bucket (path-style addressing), through object_store's `AmazonS3`.
+#[derive(Debug, Clone)]
+pub struct S3Storage {
+    store: Arc<AmazonS3>,
+    bucket_url: String,
+    bucket: String,
+    region: String,
+    links: LinkOptions,
+}
+
+impl S3Storage {
+    pub fn open(settings: &S3Settings, links: LinkOptions) -> Result<Self> {
+        if settings.bucket.is_empty() {
+            return Err(Error::Config("the S3 bucket name is empty".into()));
+        }
+        let endpoint = settings.endpoint.trim_end_matches('/');
+        let store = AmazonS3Builder::new()
+            .with_endpoint(endpoint)
+            .with_bucket_name(&settings.bucket)
+            .with_region(&settings.region)
+            .with_access_key_id(&settings.access_key)
+            .with_secret_access_key(&settings.secret_key)
+            .with_allow_http(settings.allow_http)
+            .with_virtual_hosted_style_request(false)
+            .build()
+            .map_err(|e| Error::Config(format!("S3 bucket {}: {e}", settings.bucket)))?;
+        Ok(Self {
+            store: Arc::new(store),
+            bucket_url: format!("{endpoint}/{}", settings.bucket),
+            bucket: settings.bucket.clone(),
+            region: settings.region.clone(),
+            links,
+        })
+    }
+}
+
+#[async_trait]
+impl Storage for S3Storage {
+    fn kind(&self) -> StorageKind {
+        StorageKind::S3
+    }
+
+    async fn put(
+        &self,
+        key: &ObjectKey,
+        mut body: ByteStream,
+        options: PutOptions,
+    ) -> Result<ObjectInfo> {
+        let path = key.to_path();
+        // Read up to one part: a body that fits is one conditional PUT (If-None-Match: *), which
+        // S3 makes atomic and create-only.
+        let mut head = Vec::new();
+        let mut head_bytes = 0_usize;
+        let mut size_bytes = 0_u64;
+        let mut ended = false;
+        while head_bytes < PART_BYTES {
+            match body.next().await {
+                Some(Ok(chunk)) => {
+                    count(key, &mut size_bytes, &chunk, &options)?;
+                    head_bytes += chunk.len();
+                    head.push(chunk);
+                }
+                Some(Err(source)) => {
+                    return Err(Error::Body {
+                        key: key.to_string(),
+                        source,
+                    });
+                }
+                None => {
+                    ended = true;
+                    break;
+                }
+            }
+        }
+        if ended {
+            check_min(key, size_bytes, &options)?;
+            let payload: PutPayload = head.into_iter().collect::<PutPayload>();
+            self.store
+                .put_opts(&path, payload, PutMode::Create.into())
+                .await
+                .map_err(|e| Error::from_object_store(key.as_str(), e))?;
+            return Ok(ObjectInfo::new(key.clone(), size_bytes));
+        }
+        // A multipart upload is atomic on S3 (the object appears on completion) but
+        // object_store cannot make its completion conditional, so create-only is checked
+        // up front. Keys are fresh UUIDs made by the store, so the window is theoretical.
+        match head_via(self.store.as_ref(), key).await {
+            Ok(_) => {
+                return Err(Error::AlreadyExists {
+                    key: key.to_string(),
+                });
+            }
+            Err(Error::NotFound { .. }) => {}
+            Err(error) => return Err(error),
+        }
+        let head: Vec<Bytes> = head;
+        let size_bytes =
+            stream_multipart(self.store.as_ref(), &path, key, head, body, &options).await?;
+        Ok(ObjectInfo::new(key.clone(), size_bytes))
+    }
+
+    async fn get(&self, key: &ObjectKey, options: GetOptions) -> Result<GetObject> {
+        get_via(self.store.as_ref(), key, options).await
+    }
+
+    async fn head(&self, key: &ObjectKey) -> Result<ObjectInfo> {
+        head_via(self.store.as_ref(), key).await
+    }
+
+    async fn delete(&self, key: &ObjectKey) -> Result<()> {
+        delete_via(self.store.as_ref(), key).await
+    }
+
+    async fn upload_descriptor(&self, file_name: &str) -> Result<UploadDescriptor> {
+        let key = ObjectKey::new_upload(file_name);
+        let credential = self
+            .store
+            .credentials()
+            .get_credential()
+            .await
+            .map_err(|e| Error::from_object_store(key.as_str(), e))?;
+        Ok(presigned_post(
+            &PostCredentials {
+                access_key_id: credential.key_id.clone(),
+                secret_access_key: credential.secret_key.clone(),
+                session_token: credential.token.clone(),
+            },
+            &PostPolicyRequest {
+                url: &self.bucket_url,
+                bucket: &self.bucket,
+                region: &self.region,
+                key: key.as_str(),
+                max_bytes: self.links.max_upload_bytes,
+                issued_at: OffsetDateTime::now_utc(),
+                ttl: self.links.upload_ttl,
+            },
+        ))
+    }
+
+    async fn download_url(&self, key: &ObjectKey) -> Result<String> {
+        let url = self
+            .store
+            .signed_url(Method::GET, &key.to_path(), self.links.download_ttl)
+            .await
+            .map_err(|e| Error::from_object_store(key.as_str(), e))?;
+        Ok(url.to_string())
+    }
+}
