@@ -152,7 +152,7 @@ impl Catalog {
 }
 
 /// Parses and validates one template file: `{"id", "name", "config"}` with a complete config.
-pub(crate) fn parse_template(source_name: &str, text: &str) -> Result<Template, CatalogError> {
+pub fn parse_template(source_name: &str, text: &str) -> Result<Template, CatalogError> {
     let value: Value = serde_json::from_str(text).map_err(|error| CatalogError::Json {
         source_name: source_name.to_owned(),
         error,

@@ -15,7 +15,7 @@ mod jobs;
 mod validate;
 mod word;
 
-pub use catalog::{Catalog, CatalogError};
+pub use catalog::{Catalog, CatalogError, parse_template};
 pub use config::{
     CapitalizationType, Color, ColorSet, Colors, ColorsPatch, Config, ConfigPatch, DisplayEmojis,
     DisplayMode, DisplayWords, EffectMode, EffectType, Modes, ModesPatch, Position,

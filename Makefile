@@ -1,0 +1,41 @@
+# The caption engine: `make run` serves, `make test` checks everything. Both set up first.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+# Build output lives outside the clone so fresh clones reuse it; nothing depends on it being warm.
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/caption-engine/target
+export CAPTIONS_CACHE ?= $(HOME)/.cache/caption-engine
+CARGO ?= cargo
+
+.PHONY: setup build run test lint fmt bench
+
+## setup: install what is missing (Debian packages, tools, whisper models); quick when done.
+setup:
+	@scripts/setup-system
+	@for step in scripts/setup-tools scripts/setup-models; do \
+		if [ -x "$$step" ]; then "$$step"; fi; \
+	done
+
+build: setup
+	$(CARGO) build --release -p caption-cli
+
+## run: set up, build, and start what the product offers.
+run: build
+	@scripts/run
+
+## test: set up, then formatting, lints, every test and the benches' build.
+test: setup
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+	$(CARGO) test --workspace --locked
+	$(CARGO) bench --workspace --no-run --locked
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
+
+bench:
+	$(CARGO) bench --workspace

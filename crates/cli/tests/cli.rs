@@ -1,0 +1,88 @@
+//! The `captions` binary as a user runs it.
+
+use std::process::{Command, Output};
+
+fn captions(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_captions")).args(args).output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn templates_lists_at_least_twelve_and_prints_one_in_full() {
+    let list = captions(&["templates"]);
+    assert!(list.status.success());
+    assert!(stdout(&list).lines().count() >= 12, "{}", stdout(&list));
+
+    let json = captions(&["templates", "--json"]);
+    let items: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert!(items.as_array().unwrap().len() >= 12);
+    assert!(items[0].get("config").is_none());
+
+    let one = captions(&["templates", "karaoke"]);
+    assert!(one.status.success());
+    let t: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    assert_eq!(t["id"], "karaoke");
+    assert_eq!(t["config"]["modes"]["spokenMode"], "WORD");
+    assert!(t["config"]["sizes"]["fontSize"].is_number());
+
+    let missing = captions(&["templates", "nope"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no template \"nope\""));
+}
+
+#[test]
+fn fonts_by_language() {
+    let ja = captions(&["fonts", "--lang", "ja"]);
+    let en = captions(&["fonts", "--lang", "en"]);
+    assert!(ja.status.success() && en.status.success());
+    assert!(stdout(&ja).contains("Noto Sans CJK JP"), "{}", stdout(&ja));
+    assert_ne!(stdout(&ja), stdout(&en));
+    let all = captions(&["fonts"]);
+    assert!(stdout(&all).lines().count() > stdout(&en).lines().count() / 2);
+
+    let bad = captions(&["fonts", "--lang", "zz"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown language code \"zz\""));
+}
+
+#[test]
+fn validate_prints_every_problem_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"linesCount": 0, "modes": {"displayMode": "SOMETIMES"},
+            "colors": {"hilightColor": {"colors": [{"r": 300, "g": 0, "b": 0}]}}}"#,
+    )
+    .unwrap();
+    let out = captions(&["validate", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("config.linesCount: must be an integer from 1 to 10"), "{text}");
+    assert!(text.contains("config.modes.displayMode: must be one of ALL, PROGRESSIVE, WORD"), "{text}");
+    assert!(text.contains("config.colors.hilightColor.colors[0].r: must be an integer from 0 to 255"), "{text}");
+
+    let good = dir.path().join("good.json");
+    std::fs::write(&good, r#"{"modes": {"effectType": "POP"}, "linesCount": 2}"#).unwrap();
+    let out = captions(&["validate", good.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stdout(&out));
+
+    let template = captions(&["templates", "neon-glow"]);
+    let path = dir.path().join("template.json");
+    std::fs::write(&path, &template.stdout).unwrap();
+    assert!(captions(&["validate", path.to_str().unwrap()]).status.success());
+
+    let request = dir.path().join("request.json");
+    std::fs::write(&request, r#"{"input": "k", "words": [{"start": 3, "end": 1, "word": "a", "punctuated_word": "a"}]}"#)
+        .unwrap();
+    let out = captions(&["validate", request.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("words[0].end: must not be before start"));
+
+    let not_json = dir.path().join("x.json");
+    std::fs::write(&not_json, "{").unwrap();
+    assert!(!captions(&["validate", not_json.to_str().unwrap()]).status.success());
+}
