@@ -1,0 +1,2 @@
+//! Placeholder replaced by the blend bench below.
+fn main() {}

@@ -1,0 +1,50 @@
+use std::path::PathBuf;
+
+/// Everything that can go wrong in `caption-media`. Each variant names the file it concerns.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file does not exist, cannot be opened, is not a media file FFmpeg knows, or is
+    /// damaged (truncated, corrupt) so that it cannot be read.
+    #[error("{path}: unreadable media: {reason}")]
+    Unreadable { path: PathBuf, reason: String },
+    /// The file is readable media but has no audio stream.
+    #[error("{path}: has no audio stream")]
+    NoAudio { path: PathBuf },
+    /// The file is readable media but has no video stream (an audio-only file).
+    #[error("{path}: has no video stream")]
+    NoVideo { path: PathBuf },
+    /// The file is a still image (or an audio file's cover art), not a video.
+    #[error("{path}: is a still image, not a video")]
+    StillImage { path: PathBuf },
+    /// A stream could be opened but its decoder failed.
+    #[error("{path}: cannot decode the {stream} stream: {reason}")]
+    Decode {
+        path: PathBuf,
+        stream: &'static str,
+        reason: String,
+    },
+    /// Encoding or writing the output failed.
+    #[error("{path}: cannot encode the output: {reason}")]
+    Encode { path: PathBuf, reason: String },
+    /// The output path names a container that cannot hold the output (for example `.webm` for
+    /// H.264), or no container is known for its extension.
+    #[error("{path}: unsupported output: {reason}")]
+    UnsupportedOutput { path: PathBuf, reason: String },
+    /// An overlay handed in by the overlay source is malformed.
+    #[error("invalid overlay at {t_s:.3} s: {reason}")]
+    InvalidOverlay { t_s: f64, reason: String },
+    /// A file-system operation on the output failed.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The caller's cancellation flag was raised; the partial output was removed.
+    #[error("{path}: cancelled")]
+    Cancelled { path: PathBuf },
+}
+
+/// The result type of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,126 @@
+//! Small shared pieces over `ffmpeg-next`: one-time initialisation, opening inputs with errors
+//! that carry the path, and stream facts that several modules need.
+
+use std::path::Path;
+use std::sync::Once;
+
+use ffmpeg::format::context::Input;
+use ffmpeg::media;
+use ffmpeg_next as ffmpeg;
+
+use crate::{Error, Result};
+
+/// Initialises FFmpeg once per process and keeps libav's own stderr chatter to errors only:
+/// problems reach the caller as [`Error`]s and `tracing` events instead.
+pub(crate) fn init() {
+    static INIT: Once = Once::new();
+    INIT.call_once(|| {
+        if let Err(err) = ffmpeg::init() {
+            tracing::error!(%err, "FFmpeg initialisation failed");
+        }
+        ffmpeg::log::set_level(ffmpeg::log::Level::Fatal);
+    });
+}
+
+pub(crate) fn open_input(path: &Path) -> Result<Input> {
+    init();
+    if let Err(source) = std::fs::metadata(path) {
+        return Err(Error::Unreadable {
+            path: path.to_owned(),
+            reason: source.to_string(),
+        });
+    }
+    ffmpeg::format::input(path).map_err(|err| Error::Unreadable {
+        path: path.to_owned(),
+        reason: describe(&err),
+    })
+}
+
+/// FFmpeg's own words for an error, plus a hint for the few codes whose text means little to a
+/// user of a captioning tool.
+pub(crate) fn describe(err: &ffmpeg::Error) -> String {
+    match err {
+        ffmpeg::Error::InvalidData => {
+            "invalid data found when processing input (corrupt or truncated file?)".to_owned()
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The display rotation of a video stream in degrees clockwise (0, 90, 180 or 270), read from
+/// its display-matrix side data. Players rotate the coded picture by this much to show it.
+pub(crate) fn stream_rotation_cw_deg(stream: &ffmpeg::format::stream::Stream<'_>) -> u32 {
+    for side in stream.side_data() {
+        if side.kind() == ffmpeg::codec::packet::side_data::Type::DisplayMatrix
+            && let Some(deg) = display_matrix_rotation_cw_deg(side.data())
+        {
+            return deg;
+        }
+    }
+    0
+}
+
+/// Decodes the 3x3 display matrix (nine native-endian i32, 16.16 fixed point for the 2x2 part)
+/// the way FFmpeg's `av_display_rotation_get` does, negated to clockwise and snapped to a
+/// quarter turn; odd angles and flips are rare enough in real files to be treated as upright.
+pub(crate) fn display_matrix_rotation_cw_deg(data: &[u8]) -> Option<u32> {
+    if data.len() < 36 {
+        return None;
+    }
+    let m = |i: usize| -> f64 {
+        let bytes = [
+            data[4 * i],
+            data[4 * i + 1],
+            data[4 * i + 2],
+            data[4 * i + 3],
+        ];
+        f64::from(i32::from_ne_bytes(bytes))
+    };
+    let scale0 = m(0).hypot(m(3));
+    let scale1 = m(1).hypot(m(4));
+    if scale0 == 0.0 || scale1 == 0.0 {
+        return None;
+    }
+    let ccw_deg = -(m(1) / scale1).atan2(m(0) / scale0).to_degrees();
+    let cw_deg = (-ccw_deg).rem_euclid(360.0);
+    let quarter_turns = (cw_deg / 90.0).round() as u32 % 4;
+    Some(quarter_turns * 90)
+}
+
+/// Whether a video stream is really a still picture: a lone image file, or cover art attached
+/// to an audio file.
+pub(crate) fn is_still_image(input: &Input, stream: &ffmpeg::format::stream::Stream<'_>) -> bool {
+    if stream
+        .disposition()
+        .contains(ffmpeg::format::stream::Disposition::ATTACHED_PIC)
+    {
+        return true;
+    }
+    let demuxer = input.format().name().to_owned();
+    demuxer == "image2" || demuxer.ends_with("_pipe") || demuxer == "webp_pipe"
+}
+
+pub(crate) fn best_stream(input: &Input, kind: media::Type) -> Option<usize> {
+    input.streams().best(kind).map(|s| s.index())
+}
+
+/// A time in seconds from a timestamp in `time_base` units.
+pub(crate) fn ts_to_s(ts: i64, time_base: ffmpeg::Rational) -> f64 {
+    if time_base.denominator() == 0 {
+        return 0.0;
+    }
+    ts as f64 * f64::from(time_base.numerator()) / f64::from(time_base.denominator())
+}
+
+/// The container's duration in seconds, or the longest stream's when the container has none.
+pub(crate) fn input_duration_s(input: &Input) -> f64 {
+    let container = input.duration();
+    if container > 0 {
+        return container as f64 / f64::from(ffmpeg::ffi::AV_TIME_BASE);
+    }
+    input
+        .streams()
+        .filter(|s| s.duration() > 0)
+        .map(|s| ts_to_s(s.duration(), s.time_base()))
+        .fold(0.0, f64::max)
+}
