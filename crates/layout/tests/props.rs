@@ -1,0 +1,169 @@
+//! Property tests of the layout: widths, order, the active word, sentence pages, no panics.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+use caption_core::{
+    CapitalizationType, Catalog, Config, DisplayEmojis, DisplayMode, DisplayWords, EffectMode,
+    EffectType, SpokenMode, Word,
+};
+use caption_layout::{FrameSize, MonoMeasure, Timeline, Visibility, ends_sentence};
+use proptest::prelude::*;
+
+fn base_config() -> Config {
+    Catalog::builtin().unwrap().default_config().clone()
+}
+
+fn word_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z]{1,12}",
+        "[a-z]{1,8}[.,!?]",
+        "[A-Z]{1,30}",
+        Just("今日は".to_owned()),
+        Just("مرحبا".to_owned()),
+        Just("fire".to_owned()),
+    ]
+}
+
+/// Non-overlapping words: each starts at or after the previous end.
+fn words_strategy() -> impl Strategy<Value = Vec<Word>> {
+    prop::collection::vec((word_strategy(), 0.0f64..1.2, 0.0f64..1.0), 0..60).prop_map(|items| {
+        let mut t = 0.0;
+        items
+            .into_iter()
+            .map(|(text, gap, dur)| {
+                let start = t + gap;
+                let end = start + dur;
+                t = end;
+                let bare = text.trim_end_matches(['.', ',', '!', '?']).to_owned();
+                Word {
+                    start,
+                    end,
+                    word: if bare.is_empty() { text.clone() } else { bare },
+                    punctuated_word: text,
+                    emoji: None,
+                }
+            })
+            .collect()
+    })
+}
+
+fn config_strategy() -> impl Strategy<Value = Config> {
+    (
+        (
+            prop::sample::select(DisplayMode::ALL.to_vec()),
+            prop::sample::select(DisplayWords::ALL.to_vec()),
+            prop::sample::select(SpokenMode::ALL.to_vec()),
+            prop::sample::select(EffectType::ALL.to_vec()),
+            prop::sample::select(EffectMode::ALL.to_vec()),
+            prop::sample::select(DisplayEmojis::ALL.to_vec()),
+        ),
+        (
+            1u32..5,
+            1u32..9,
+            10.0f32..300.0,
+            0.0f32..30.0,
+            0.0f32..200.0,
+        ),
+        (any::<bool>(), any::<bool>(), any::<bool>(), 0.1f32..1.0),
+        prop::sample::select(CapitalizationType::ALL.to_vec()),
+        (0.0f32..1.0, 0.0f32..1.0),
+    )
+        .prop_map(|(modes, counts, flags, cap, pos)| {
+            let mut c = base_config();
+            c.modes.display_mode = modes.0;
+            c.modes.display_words = modes.1;
+            c.modes.spoken_mode = modes.2;
+            c.modes.effect_type = modes.3;
+            c.modes.effect_mode = modes.4;
+            c.modes.display_emojis = modes.5;
+            c.lines_count = counts.0;
+            c.words_per_line_count = counts.1;
+            c.sizes.font_px = counts.2;
+            c.sizes.stroke_px = counts.3;
+            c.sizes.emoji_px = counts.4;
+            c.word_has_background = flags.0;
+            c.word_has_punctuation = flags.1;
+            c.emoji_animated = flags.2;
+            c.max_width = flags.3;
+            c.capitalization_type = cap;
+            c.position.x = pos.0;
+            c.position.y = pos.1;
+            c
+        })
+}
+
+const FRAME: FrameSize = FrameSize {
+    width_px: 540,
+    height_px: 960,
+};
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn no_line_exceeds_the_allowed_width(words in words_strategy(), config in config_strategy()) {
+        let t = Timeline::build(&words, &config, FRAME, &MonoMeasure::default());
+        let allowed = FRAME.width_px as f32 * config.max_width;
+        for line in &t.lines {
+            prop_assert!(line.rect.w <= t.line_limit_px + 0.01, "{} > {}", line.rect.w, t.line_limit_px);
+            prop_assert!(line.rect.w <= allowed + 0.01);
+            prop_assert!(line.words.len() <= config.words_per_line_count as usize);
+        }
+        prop_assert!(t.pages.iter().all(|p| p.lines.len() <= config.lines_count as usize));
+    }
+
+    #[test]
+    fn word_order_is_kept(words in words_strategy(), config in config_strategy()) {
+        let t = Timeline::build(&words, &config, FRAME, &MonoMeasure::default());
+        for (k, w) in t.words.iter().enumerate() {
+            prop_assert_eq!(w.index, k);
+        }
+        for pair in t.words.windows(2) {
+            prop_assert!(pair[0].start_s <= pair[1].start_s);
+            prop_assert!(pair[0].page <= pair[1].page && pair[0].line <= pair[1].line);
+        }
+        // Pages follow each other in time and every word appears exactly once.
+        let covered: usize = t.pages.iter().map(|p| p.words.len()).sum();
+        prop_assert_eq!(covered, t.words.len());
+        for pair in t.pages.windows(2) {
+            prop_assert!(pair[0].show_end_s <= pair[1].show_start_s + 1e-9);
+        }
+    }
+
+    #[test]
+    fn active_word_holds_t(words in words_strategy(), config in config_strategy(), f in 0.0f64..1.0) {
+        let t = Timeline::build(&words, &config, FRAME, &MonoMeasure::default());
+        let at = t.duration_s() * f;
+        let expected = t.words.iter().find(|w| w.start_s <= at && at < w.end_s).map(|w| w.index);
+        prop_assert_eq!(t.active_word_at(at), expected);
+        let state = t.state_at(at);
+        for s in &state.words {
+            let w = &t.words[s.word];
+            prop_assert_eq!(s.visibility == Visibility::Active, w.start_s <= at && at < w.end_s);
+        }
+    }
+
+    #[test]
+    fn punctuation_pages_hold_one_sentence(words in words_strategy(), mut config in config_strategy()) {
+        config.modes.display_words = DisplayWords::Punctuation;
+        config.word_has_punctuation = true;
+        let t = Timeline::build(&words, &config, FRAME, &MonoMeasure::default());
+        for page in &t.pages {
+            let inner = &t.words[page.words.start..page.words.end.saturating_sub(1)];
+            for w in inner {
+                prop_assert!(!ends_sentence(&w.text), "{:?} ends a sentence inside a page", w.text);
+            }
+        }
+    }
+
+    #[test]
+    fn random_inputs_never_panic(
+        raw in prop::collection::vec((any::<f64>(), any::<f64>(), ".{0,20}"), 0..40),
+        config in config_strategy(),
+        w in 0u32..3000, h in 0u32..3000, at in any::<f64>(),
+    ) {
+        let words: Vec<Word> = raw.into_iter().map(|(s, e, text)| Word::new(s, e, text)).collect();
+        let t = Timeline::build(&words, &config, FrameSize::new(w, h), &MonoMeasure::default());
+        let _ = t.state_at(at);
+        let _ = t.state_at(t.duration_s() / 2.0);
+    }
+}
