@@ -1,0 +1,184 @@
+//! Shared test set-up: an s3s-fs server on loopback, curl as the browser, test bodies.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use caption_store::{ByteStream, LinkOptions, S3Settings, S3Storage};
+use futures_util::StreamExt as _;
+
+pub const ACCESS_KEY: &str = "captions-test-key";
+pub const SECRET_KEY: &str = "captions-test-secret";
+pub const BUCKET: &str = "captions-test";
+pub const REGION: &str = "us-east-1";
+
+/// A running s3s-fs (it verifies SigV4 signatures and POST policies), killed on drop.
+pub struct S3sServer {
+    child: Child,
+    pub endpoint: String,
+    pub data_dir: tempfile::TempDir,
+}
+
+fn s3s_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("CAPTIONS_S3S_FS") {
+        return PathBuf::from(path);
+    }
+    let home = std::env::var_os("HOME").expect("HOME is not set");
+    PathBuf::from(home).join(".cache/caption-engine/tools/bin/s3s-fs")
+}
+
+impl S3sServer {
+    pub fn start() -> Self {
+        let binary = s3s_binary();
+        assert!(
+            binary.is_file(),
+            "s3s-fs not found at {} (set CAPTIONS_S3S_FS, or run scripts/setup-s3s)",
+            binary.display()
+        );
+        let data_dir = tempfile::tempdir().unwrap();
+        // s3s-fs keeps a bucket as a directory of its data root.
+        std::fs::create_dir(data_dir.path().join(BUCKET)).unwrap();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(&binary)
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--access-key", ACCESS_KEY, "--secret-key", SECRET_KEY])
+            .arg(data_dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting {}: {e}", binary.display()));
+        let server = Self {
+            child,
+            endpoint: format!("http://127.0.0.1:{port}"),
+            data_dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "s3s-fs did not listen on port {port}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        server
+    }
+
+    pub fn settings(&self) -> S3Settings {
+        S3Settings {
+            endpoint: self.endpoint.clone(),
+            bucket: BUCKET.into(),
+            region: REGION.into(),
+            access_key: ACCESS_KEY.into(),
+            secret_key: SECRET_KEY.into(),
+            allow_http: true,
+        }
+    }
+
+    pub fn storage(&self, links: LinkOptions) -> S3Storage {
+        S3Storage::open(&self.settings(), links).unwrap()
+    }
+
+    /// The file s3s-fs keeps for `key`, to prove nothing was written behind the API's back.
+    pub fn object_file(&self, key: &str) -> PathBuf {
+        self.data_dir.path().join(BUCKET).join(key)
+    }
+}
+
+impl Drop for S3sServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Deterministic, non-repeating-looking test bytes.
+pub fn test_bytes(len: usize, seed: u32) -> Vec<u8> {
+    let mut state = seed.wrapping_mul(2_654_435_761).wrapping_add(1);
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            (state >> 24) as u8
+        })
+        .collect()
+}
+
+/// `bytes` as a stream of `chunk`-sized pieces.
+pub fn stream_of(bytes: &[u8], chunk: usize) -> ByteStream {
+    let chunks: Vec<std::io::Result<Bytes>> = bytes
+        .chunks(chunk.max(1))
+        .map(|c| Ok(Bytes::copy_from_slice(c)))
+        .collect();
+    futures_util::stream::iter(chunks).boxed()
+}
+
+pub async fn collect(mut body: ByteStream) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(chunk) = body.next().await {
+        out.extend_from_slice(&chunk.unwrap());
+    }
+    out
+}
+
+/// POSTs a multipart form the way a browser form does: the fields in order, then the file
+/// last. Returns the status code and response body.
+pub fn curl_form(url: &str, fields: &[(String, String)], file: &Path) -> (u16, String) {
+    let mut command = Command::new("curl");
+    command.args(["-sS", "-o", "-", "-w", "\n%{http_code}"]);
+    for (name, value) in fields {
+        // --form-string: values are sent as they are, never read from a file or a '<'.
+        command.arg("--form-string").arg(format!("{name}={value}"));
+    }
+    command.arg("-F").arg(format!(
+        "file=@{};type=application/octet-stream",
+        file.display()
+    ));
+    command.arg(url);
+    let output = command.output().expect("curl must be installed");
+    assert!(output.status.success(), "curl failed: {output:?}");
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    let (body, status) = text.rsplit_once('\n').unwrap();
+    (status.trim().parse().unwrap(), body.to_owned())
+}
+
+/// GETs a URL with curl; status and body bytes.
+pub fn curl_get(url: &str) -> (u16, Vec<u8>) {
+    let out = tempfile::NamedTempFile::new().unwrap();
+    let output = Command::new("curl")
+        .args(["-sS", "-o"])
+        .arg(out.path())
+        .args(["-w", "%{http_code}"])
+        .arg(url)
+        .output()
+        .expect("curl must be installed");
+    assert!(output.status.success(), "curl failed: {output:?}");
+    let status = String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .unwrap();
+    (status, std::fs::read(out.path()).unwrap())
+}
+
+/// The `<Code>` of an S3 XML error body.
+pub fn s3_code(body: &str) -> &str {
+    body.split_once("<Code>")
+        .and_then(|(_, rest)| rest.split_once("</Code>"))
+        .map(|(code, _)| code)
+        .unwrap_or("")
+}
+
+/// Changes the last character (a hex digit of a signature at the end of a URL or field).
+pub fn flip_last_hex_digit(text: &str) -> String {
+    let mut out = text.to_owned();
+    let last = out.pop().unwrap();
+    out.push(if last == '0' { '1' } else { '0' });
+    out
+}
