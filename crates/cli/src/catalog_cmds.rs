@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use caption_core::{
-    Catalog, CatalogError, ValidationErrors, parse_config_patch, parse_generate_request, parse_template,
+    Catalog, CatalogError, ValidationErrors, parse_config_patch, parse_generate_request,
+    parse_template,
 };
 use caption_fonts::FontLibrary;
 use serde_json::Value;
@@ -30,7 +31,12 @@ pub fn templates(id: Option<&str>, json: bool, templates_dir: Option<&Path>) -> 
         }
         None if json => println!("{}", serde_json::to_string_pretty(&catalog.summaries())?),
         None => {
-            let width = catalog.templates().iter().map(|t| t.id.len()).max().unwrap_or(0);
+            let width = catalog
+                .templates()
+                .iter()
+                .map(|t| t.id.len())
+                .max()
+                .unwrap_or(0);
             for t in catalog.templates() {
                 println!("{:width$}  {}", t.id, t.name);
             }
@@ -64,8 +70,10 @@ fn check(name: &str, value: &Value) -> Result<&'static str, ValidationErrors> {
 }
 
 pub fn validate(file: &Path) -> Result<ExitCode> {
-    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let value: Value = serde_json::from_str(&text).with_context(|| format!("{} is not valid JSON", file.display()))?;
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let value: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not valid JSON", file.display()))?;
     match check(&file.display().to_string(), &value) {
         Ok(kind) => {
             println!("{}: valid {kind}", file.display());

@@ -1,7 +1,10 @@
 //! `captions`: the caption engine on the command line.
 
 // The binary's job is to print; libraries log through tracing instead.
-#![allow(clippy::print_stdout, reason = "a command-line tool writes its results to stdout")]
+#![allow(
+    clippy::print_stdout,
+    reason = "a command-line tool writes its results to stdout"
+)]
 
 mod catalog_cmds;
 
@@ -11,7 +14,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "captions", version, about = "Animated word-by-word captions: transcribe, style, burn.")]
+#[command(
+    name = "captions",
+    version,
+    about = "Animated word-by-word captions: transcribe, style, burn."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -46,7 +53,11 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Templates { id, json, templates_dir } => catalog_cmds::templates(id.as_deref(), json, templates_dir.as_deref()),
+        Command::Templates {
+            id,
+            json,
+            templates_dir,
+        } => catalog_cmds::templates(id.as_deref(), json, templates_dir.as_deref()),
         Command::Fonts { lang } => catalog_cmds::fonts(lang.as_deref()),
         Command::Validate { file } => catalog_cmds::validate(&file),
     };

@@ -1,9 +1,18 @@
 //! The `captions` binary as a user runs it.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is the failure report"
+)]
+
 use std::process::{Command, Output};
 
 fn captions(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_captions")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_captions"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn stdout(o: &Output) -> String {
@@ -61,28 +70,52 @@ fn validate_prints_every_problem_and_exits_1() {
     let out = captions(&["validate", bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
-    assert!(text.contains("config.linesCount: must be an integer from 1 to 10"), "{text}");
-    assert!(text.contains("config.modes.displayMode: must be one of ALL, PROGRESSIVE, WORD"), "{text}");
-    assert!(text.contains("config.colors.hilightColor.colors[0].r: must be an integer from 0 to 255"), "{text}");
+    assert!(
+        text.contains("config.linesCount: must be an integer from 1 to 10"),
+        "{text}"
+    );
+    assert!(
+        text.contains("config.modes.displayMode: must be one of ALL, PROGRESSIVE, WORD"),
+        "{text}"
+    );
+    assert!(
+        text.contains("config.colors.hilightColor.colors[0].r: must be an integer from 0 to 255"),
+        "{text}"
+    );
 
     let good = dir.path().join("good.json");
-    std::fs::write(&good, r#"{"modes": {"effectType": "POP"}, "linesCount": 2}"#).unwrap();
+    std::fs::write(
+        &good,
+        r#"{"modes": {"effectType": "POP"}, "linesCount": 2}"#,
+    )
+    .unwrap();
     let out = captions(&["validate", good.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stdout(&out));
 
     let template = captions(&["templates", "neon-glow"]);
     let path = dir.path().join("template.json");
     std::fs::write(&path, &template.stdout).unwrap();
-    assert!(captions(&["validate", path.to_str().unwrap()]).status.success());
+    assert!(
+        captions(&["validate", path.to_str().unwrap()])
+            .status
+            .success()
+    );
 
     let request = dir.path().join("request.json");
-    std::fs::write(&request, r#"{"input": "k", "words": [{"start": 3, "end": 1, "word": "a", "punctuated_word": "a"}]}"#)
-        .unwrap();
+    std::fs::write(
+        &request,
+        r#"{"input": "k", "words": [{"start": 3, "end": 1, "word": "a", "punctuated_word": "a"}]}"#,
+    )
+    .unwrap();
     let out = captions(&["validate", request.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("words[0].end: must not be before start"));
 
     let not_json = dir.path().join("x.json");
     std::fs::write(&not_json, "{").unwrap();
-    assert!(!captions(&["validate", not_json.to_str().unwrap()]).status.success());
+    assert!(
+        !captions(&["validate", not_json.to_str().unwrap()])
+            .status
+            .success()
+    );
 }

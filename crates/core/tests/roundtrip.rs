@@ -1,6 +1,12 @@
 //! Any valid config serialises and parses back equal, through both the typed and the validating
 //! path.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is the failure report"
+)]
+
 use caption_core::{
     CapitalizationType, Color, ColorSet, Colors, Config, DisplayEmojis, DisplayMode, DisplayWords,
     EffectMode, EffectType, Modes, Position, Sizes, SpokenMode, parse_config_patch,

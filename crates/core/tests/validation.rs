@@ -1,5 +1,11 @@
 //! Every rule is reported with its field path, all at once.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is the failure report"
+)]
+
 use caption_core::{
     CapitalizationType, Catalog, ConfigPatch, DisplayMode, parse_config_patch,
     parse_generate_request, parse_transcript_request,

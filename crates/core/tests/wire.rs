@@ -1,5 +1,11 @@
 //! The wire shapes of the interface: exact field names, nullability, round trips.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is the failure report"
+)]
+
 use caption_core::{
     Catalog, Color, CreateJobResponse, GenerateResponse, JobStatus, Template, TemplateSummary,
     TranscriptResult, UploadDescriptor, Word,

@@ -1,5 +1,11 @@
 //! Against the fonts set-up installs (Noto, Noto CJK, Noto Color Emoji, Inter, ...).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is the failure report"
+)]
+
 use caption_core::Catalog;
 use caption_fonts::{Error, FontLibrary};
 

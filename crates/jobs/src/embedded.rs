@@ -1,0 +1,340 @@
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use caption_core::{JobError, JobStatus, Word};
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+
+use crate::{ClaimOptions, Error, JobRecord, JobSpec, JobStore, Result, now_ms};
+
+/// Job id → JSON record.
+const JOBS: TableDefinition<&str, &[u8]> = TableDefinition::new("jobs");
+/// Queue position → job id, for `IN_QUEUE` jobs; the smallest position is claimed first.
+const QUEUE: TableDefinition<u64, &str> = TableDefinition::new("queue");
+/// Job id → lease end (ms), for `IN_PROGRESS` jobs.
+const RUNNING: TableDefinition<&str, u64> = TableDefinition::new("running");
+/// Counters.
+const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+const NEXT_POSITION: &str = "next_queue_position";
+
+/// Jobs in one redb file: durable (every change is committed with fsync before the call
+/// returns) and crash-safe (redb's copy-on-write commits), for a single process.
+#[derive(Clone)]
+pub struct EmbeddedJobStore {
+    db: Arc<Database>,
+    path: Arc<PathBuf>,
+}
+
+impl std::fmt::Debug for EmbeddedJobStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddedJobStore")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+trait Context<T> {
+    fn db(self, path: &Path) -> Result<T>;
+}
+
+impl<T, E: std::fmt::Display> Context<T> for std::result::Result<T, E> {
+    fn db(self, path: &Path) -> Result<T> {
+        self.map_err(|e| Error::Database {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })
+    }
+}
+
+fn decode(id: &str, bytes: &[u8]) -> Result<JobRecord> {
+    serde_json::from_slice(bytes).map_err(|e| Error::Corrupt {
+        job_id: id.to_owned(),
+        message: e.to_string(),
+    })
+}
+
+fn encode(record: &JobRecord) -> Vec<u8> {
+    // A JobRecord holds only strings, numbers and enums: serialising it cannot fail.
+    serde_json::to_vec(record).unwrap_or_default()
+}
+
+impl EmbeddedJobStore {
+    /// Opens (or creates) the job database at `path`, creating its folder.
+    pub fn open(path: impl Into<PathBuf>) -> Result<Self> {
+        let path = path.into();
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).db(&path)?;
+        }
+        let db = Database::create(&path).db(&path)?;
+        let txn = db.begin_write().db(&path)?;
+        {
+            txn.open_table(JOBS).db(&path)?;
+            txn.open_table(QUEUE).db(&path)?;
+            txn.open_table(RUNNING).db(&path)?;
+            txn.open_table(META).db(&path)?;
+        }
+        txn.commit().db(&path)?;
+        Ok(Self {
+            db: Arc::new(db),
+            path: Arc::new(path),
+        })
+    }
+
+    /// Runs a blocking database closure off the async runtime.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Database, &Path) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || f(&this.db, &this.path))
+            .await
+            .map_err(|e| Error::Task(e.to_string()))?
+    }
+
+    /// Applies `change` to the job held by `worker`; `false` when it does not hold it.
+    async fn finish_held(
+        &self,
+        id: &str,
+        worker: &str,
+        change: impl FnOnce(&mut JobRecord) + Send + 'static,
+    ) -> Result<bool> {
+        let (id, worker) = (id.to_owned(), worker.to_owned());
+        self.blocking(move |db, path| {
+            let txn = db.begin_write().db(path)?;
+            let changed = {
+                let mut jobs = txn.open_table(JOBS).db(path)?;
+                let mut running = txn.open_table(RUNNING).db(path)?;
+                let record = match jobs.get(id.as_str()).db(path)? {
+                    Some(bytes) => decode(&id, bytes.value())?,
+                    None => return Ok(false),
+                };
+                let now = now_ms();
+                let live = record.lease_until_ms.is_some_and(|until| until >= now);
+                if !record.held_by(&worker) || !live {
+                    false
+                } else {
+                    let mut record = record;
+                    change(&mut record);
+                    record.updated_ms = now;
+                    if record.status.is_final() {
+                        record.worker = None;
+                        record.lease_until_ms = None;
+                        running.remove(id.as_str()).db(path)?;
+                    } else if let Some(until) = record.lease_until_ms {
+                        running.insert(id.as_str(), until).db(path)?;
+                    }
+                    jobs.insert(id.as_str(), encode(&record).as_slice())
+                        .db(path)?;
+                    true
+                }
+            };
+            txn.commit().db(path)?;
+            Ok(changed)
+        })
+        .await
+    }
+}
+
+/// Moves `record` to the back of the queue (its lease ran out or its process is gone).
+fn requeue(
+    record: &mut JobRecord,
+    queue: &mut redb::Table<'_, u64, &'static str>,
+    meta: &mut redb::Table<'_, &'static str, u64>,
+    path: &Path,
+    now: u64,
+) -> Result<()> {
+    record.status = JobStatus::InQueue;
+    record.worker = None;
+    record.lease_until_ms = None;
+    record.progress = 0;
+    record.updated_ms = now;
+    let position = next_position(meta, path)?;
+    queue.insert(position, record.id.as_str()).db(path)?;
+    Ok(())
+}
+
+fn next_position(meta: &mut redb::Table<'_, &'static str, u64>, path: &Path) -> Result<u64> {
+    let position = meta.get(NEXT_POSITION).db(path)?.map_or(0, |v| v.value());
+    meta.insert(NEXT_POSITION, position + 1).db(path)?;
+    Ok(position)
+}
+
+#[async_trait]
+impl JobStore for EmbeddedJobStore {
+    async fn submit(&self, spec: JobSpec) -> Result<JobRecord> {
+        self.blocking(move |db, path| {
+            let record = JobRecord::new(uuid::Uuid::new_v4().to_string(), spec, now_ms());
+            let txn = db.begin_write().db(path)?;
+            {
+                let mut jobs = txn.open_table(JOBS).db(path)?;
+                let mut queue = txn.open_table(QUEUE).db(path)?;
+                let mut meta = txn.open_table(META).db(path)?;
+                jobs.insert(record.id.as_str(), encode(&record).as_slice())
+                    .db(path)?;
+                let position = next_position(&mut meta, path)?;
+                queue.insert(position, record.id.as_str()).db(path)?;
+            }
+            txn.commit().db(path)?;
+            Ok(record)
+        })
+        .await
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<JobRecord>> {
+        let id = id.to_owned();
+        self.blocking(move |db, path| {
+            let txn = db.begin_read().db(path)?;
+            let jobs = txn.open_table(JOBS).db(path)?;
+            jobs.get(id.as_str())
+                .db(path)?
+                .map(|bytes| decode(&id, bytes.value()))
+                .transpose()
+        })
+        .await
+    }
+
+    async fn claim(&self, options: &ClaimOptions) -> Result<Option<JobRecord>> {
+        let options = options.clone();
+        self.blocking(move |db, path| {
+            let now = now_ms();
+            let txn = db.begin_write().db(path)?;
+            let claimed = {
+                let mut jobs = txn.open_table(JOBS).db(path)?;
+                let mut queue = txn.open_table(QUEUE).db(path)?;
+                let mut running = txn.open_table(RUNNING).db(path)?;
+                let mut meta = txn.open_table(META).db(path)?;
+
+                // Leases that ran out: their workers stalled or died.
+                let expired: Vec<String> = running
+                    .iter()
+                    .db(path)?
+                    .filter_map(|entry| entry.ok())
+                    .filter(|(_, until)| until.value() < now)
+                    .map(|(id, _)| id.value().to_owned())
+                    .collect();
+                for id in expired {
+                    running.remove(id.as_str()).db(path)?;
+                    let Some(bytes) = jobs.get(id.as_str()).db(path)?.map(|b| b.value().to_vec()) else { continue };
+                    let mut record = decode(&id, &bytes)?;
+                    tracing::warn!(job_id = %id, worker = ?record.worker, "lease expired; job queued again");
+                    requeue(&mut record, &mut queue, &mut meta, path, now)?;
+                    jobs.insert(id.as_str(), encode(&record).as_slice()).db(path)?;
+                }
+
+                let mut claimed = None;
+                while let Some((_, id)) = queue.pop_first().db(path)?.map(|(k, v)| (k.value(), v.value().to_owned())) {
+                    let Some(bytes) = jobs.get(id.as_str()).db(path)?.map(|b| b.value().to_vec()) else { continue };
+                    let mut record = decode(&id, &bytes)?;
+                    if record.status != JobStatus::InQueue {
+                        continue;
+                    }
+                    record.updated_ms = now;
+                    if record.attempts >= options.max_attempts {
+                        record.status = JobStatus::Failed;
+                        record.error = Some(JobError {
+                            code: "retries_exhausted".to_owned(),
+                            message: format!(
+                                "the job was interrupted {} times (worker crash or restart) and is not retried again",
+                                record.attempts
+                            ),
+                        });
+                        jobs.insert(id.as_str(), encode(&record).as_slice()).db(path)?;
+                        continue;
+                    }
+                    let until = now + u64::try_from(options.lease.as_millis()).unwrap_or(u64::MAX / 2);
+                    record.status = JobStatus::InProgress;
+                    record.attempts += 1;
+                    record.worker = Some(options.worker.clone());
+                    record.lease_until_ms = Some(until);
+                    running.insert(id.as_str(), until).db(path)?;
+                    jobs.insert(id.as_str(), encode(&record).as_slice()).db(path)?;
+                    claimed = Some(record);
+                    break;
+                }
+                claimed
+            };
+            txn.commit().db(path)?;
+            Ok(claimed)
+        })
+        .await
+    }
+
+    async fn heartbeat(
+        &self,
+        id: &str,
+        worker: &str,
+        progress: u8,
+        lease: Duration,
+    ) -> Result<bool> {
+        let until = now_ms() + u64::try_from(lease.as_millis()).unwrap_or(u64::MAX / 2);
+        self.finish_held(id, worker, move |r| {
+            r.progress = progress.min(100);
+            r.lease_until_ms = Some(until);
+        })
+        .await
+    }
+
+    async fn complete(&self, id: &str, worker: &str, words: Vec<Word>) -> Result<bool> {
+        self.finish_held(id, worker, move |r| {
+            r.status = JobStatus::Completed;
+            r.progress = 100;
+            r.words = Some(words);
+            r.error = None;
+        })
+        .await
+    }
+
+    async fn fail(&self, id: &str, worker: &str, error: JobError) -> Result<bool> {
+        self.finish_held(id, worker, move |r| {
+            r.status = JobStatus::Failed;
+            r.error = Some(error);
+        })
+        .await
+    }
+
+    async fn release_all(&self, worker_prefix: &str) -> Result<usize> {
+        let prefix = worker_prefix.to_owned();
+        self.blocking(move |db, path| {
+            let now = now_ms();
+            let txn = db.begin_write().db(path)?;
+            let count = {
+                let mut jobs = txn.open_table(JOBS).db(path)?;
+                let mut queue = txn.open_table(QUEUE).db(path)?;
+                let mut running = txn.open_table(RUNNING).db(path)?;
+                let mut meta = txn.open_table(META).db(path)?;
+                let ids: Vec<String> = running
+                    .iter()
+                    .db(path)?
+                    .filter_map(|e| e.ok())
+                    .map(|(id, _)| id.value().to_owned())
+                    .collect();
+                let mut count = 0;
+                for id in ids {
+                    let Some(bytes) = jobs.get(id.as_str()).db(path)?.map(|b| b.value().to_vec())
+                    else {
+                        continue;
+                    };
+                    let mut record = decode(&id, &bytes)?;
+                    if !record
+                        .worker
+                        .as_deref()
+                        .unwrap_or_default()
+                        .starts_with(&prefix)
+                    {
+                        continue;
+                    }
+                    running.remove(id.as_str()).db(path)?;
+                    requeue(&mut record, &mut queue, &mut meta, path, now)?;
+                    jobs.insert(id.as_str(), encode(&record).as_slice())
+                        .db(path)?;
+                    count += 1;
+                }
+                count
+            };
+            txn.commit().db(path)?;
+            Ok(count)
+        })
+        .await
+    }
+}

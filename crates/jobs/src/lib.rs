@@ -1,0 +1,33 @@
+//! Persistent transcription jobs.
+//!
+//! A job moves `IN_QUEUE` → `IN_PROGRESS` → `COMPLETED` | `FAILED`. Workers [`JobStore::claim`]
+//! a job under a lease, renew it with [`JobStore::heartbeat`] while they work, and finish it
+//! with [`JobStore::complete`] or [`JobStore::fail`]; a worker that lost its lease (it stalled,
+//! or its process died and another took the job over) can no longer finish it, so a job's words
+//! are written exactly once. A job whose lease expires goes back to the queue, up to a retry
+//! limit, after which it fails with code `retries_exhausted`.
+//!
+//! [`EmbeddedJobStore`] keeps jobs in a redb file in the data folder (one machine). Every
+//! backend passes the same conformance suite (`tests/conformance.rs`).
+
+mod embedded;
+mod record;
+mod store;
+
+pub use embedded::EmbeddedJobStore;
+pub use record::{JobRecord, JobSpec, now_ms};
+pub use store::{ClaimOptions, JobStore};
+
+/// Why a job store operation failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    #[error("job database {path}: {message}")]
+    Database { path: String, message: String },
+    #[error("job {job_id}: stored record is corrupt: {message}")]
+    Corrupt { job_id: String, message: String },
+    #[error("job store task failed: {0}")]
+    Task(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
