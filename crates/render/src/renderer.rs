@@ -1,0 +1,529 @@
+//! The render entry point: a laid-out video, and the overlay for any time.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use caption_core::{Color, Config, Word};
+use caption_layout::{
+    FaceId, FontData, FontSource, FrameSize, FrameState, RectPx, ShapedText, Shaper, Timeline,
+    q_to_px,
+};
+use rayon::prelude::*;
+use tiny_skia::{FillRule, Paint, PathBuilder, PixmapMut, PixmapPaint};
+
+use crate::emoji::{ColorGlyph, EmojiCache, emoji_glyph};
+use crate::overlay::Overlay;
+use crate::raster::{AlphaCanvas, Canvas, GlyphCache, GlyphKey, GlyphMask, MaskRef, blur_alpha};
+use crate::{Error, Result};
+
+/// Distinct visual states kept; a page has a few dozen (one per word plus effect frames).
+const OVERLAY_CACHE_LIMIT: usize = 256;
+/// Drop shadows (the default black ones) sit this far below the text, in em.
+const SHADOW_OFFSET_EM: f32 = 0.05;
+
+/// Cache counters, for benches and logs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RenderStats {
+    pub overlay_hits: u64,
+    pub overlay_misses: u64,
+    pub glyphs_cached: usize,
+}
+
+/// Captions of one video, ready to draw at any time. `Sync`: share it across rayon workers.
+#[derive(Debug)]
+pub struct CaptionRenderer {
+    timeline: Timeline,
+    faces: Vec<Arc<FontData>>,
+    emoji_face: Option<Arc<FontData>>,
+    /// Each word shaped at the timeline's font size, by word index.
+    runs: Vec<Arc<ShapedText>>,
+    /// The color glyph of each emoji string the timeline uses.
+    emoji_glyphs: HashMap<String, u16>,
+    glyphs: GlyphCache,
+    emojis: EmojiCache,
+    overlays: Mutex<HashMap<FrameState, Option<Arc<Overlay>>>>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+/// One glyph to draw, resolved and positioned.
+struct GlyphDraw {
+    mask: Arc<GlyphMask>,
+    x: i32,
+    y: i32,
+    fill: Color,
+    stroke: Option<Color>,
+    shadow: Option<Color>,
+    opacity: u8,
+}
+
+struct BitmapDraw {
+    glyph: Arc<ColorGlyph>,
+    x: i32,
+    y: i32,
+    opacity: u8,
+}
+
+struct BoxDraw {
+    rect: RectPx,
+    radius: f32,
+    color: Color,
+    opacity: u8,
+}
+
+fn to_skia(color: Color, opacity: u8) -> tiny_skia::Color {
+    let a = (u32::from(color.a) * u32::from(opacity) + 127) / 255;
+    tiny_skia::Color::from_rgba8(color.r, color.g, color.b, a as u8)
+}
+
+fn rounded_rect(r: &RectPx, radius: f32) -> Option<tiny_skia::Path> {
+    let radius = radius.clamp(0.0, r.w.min(r.h) / 2.0);
+    if radius <= 0.0 {
+        return Some(PathBuilder::from_rect(tiny_skia::Rect::from_xywh(
+            r.x, r.y, r.w, r.h,
+        )?));
+    }
+    // Circular corners from cubic arcs (0.5523 is the standard quarter-circle handle length).
+    let k = radius * 0.552_284_8;
+    let (x0, y0, x1, y1) = (r.x, r.y, r.right(), r.bottom());
+    let mut pb = PathBuilder::new();
+    pb.move_to(x0 + radius, y0);
+    pb.line_to(x1 - radius, y0);
+    pb.cubic_to(x1 - radius + k, y0, x1, y0 + radius - k, x1, y0 + radius);
+    pb.line_to(x1, y1 - radius);
+    pb.cubic_to(x1, y1 - radius + k, x1 - radius + k, y1, x1 - radius, y1);
+    pb.line_to(x0 + radius, y1);
+    pb.cubic_to(x0 + radius - k, y1, x0, y1 - radius + k, x0, y1 - radius);
+    pb.line_to(x0, y0 + radius);
+    pb.cubic_to(x0, y0 + radius - k, x0 + radius - k, y0, x0 + radius, y0);
+    pb.close();
+    pb.finish()
+}
+
+impl CaptionRenderer {
+    /// Lays out `words` in `config` for a `frame`-sized video with fonts from `fonts`.
+    pub fn new(
+        words: &[Word],
+        config: &Config,
+        frame: FrameSize,
+        fonts: Arc<dyn FontSource>,
+    ) -> Result<Self> {
+        if frame.width_px == 0
+            || frame.height_px == 0
+            || frame.width_px > 16_384
+            || frame.height_px > 16_384
+        {
+            return Err(Error::FrameSize {
+                width_px: frame.width_px,
+                height_px: frame.height_px,
+            });
+        }
+        let shaper = Shaper::new(fonts, &config.font, config.font_weight)?;
+        let timeline = Timeline::build(words, config, frame, &shaper);
+        let runs = timeline
+            .words
+            .iter()
+            .map(|w| shaper.shape(&w.text, timeline.font_px))
+            .collect();
+        let emoji_face = shaper.emoji_face().map(|(_, f)| f);
+        let mut emoji_glyphs = HashMap::new();
+        if let Some(face) = &emoji_face {
+            for e in timeline.words.iter().filter_map(|w| w.emoji.as_ref()) {
+                if !emoji_glyphs.contains_key(e) {
+                    match emoji_glyph(face, e) {
+                        Some(g) => {
+                            emoji_glyphs.insert(e.clone(), g);
+                        }
+                        None => tracing::debug!(emoji = %e, "no color glyph for emoji"),
+                    }
+                }
+            }
+        } else if timeline.emoji_px > 0.0 && timeline.words.iter().any(|w| w.emoji.is_some()) {
+            tracing::warn!("no color emoji font: emoji are not drawn");
+        }
+        Ok(Self {
+            faces: shaper.faces(),
+            timeline,
+            emoji_face,
+            runs,
+            emoji_glyphs,
+            glyphs: GlyphCache::default(),
+            emojis: EmojiCache::default(),
+            overlays: Mutex::new(HashMap::new()),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        })
+    }
+
+    pub fn timeline(&self) -> &Timeline {
+        &self.timeline
+    }
+
+    pub fn frame(&self) -> FrameSize {
+        self.timeline.frame
+    }
+
+    pub fn stats(&self) -> RenderStats {
+        RenderStats {
+            overlay_hits: self.hits.load(Ordering::Relaxed),
+            overlay_misses: self.misses.load(Ordering::Relaxed),
+            glyphs_cached: self.glyphs.len(),
+        }
+    }
+
+    /// The overlay at `t_s`, or `None` when no caption shows. Frames that look the same share
+    /// one overlay (cached by visual state).
+    pub fn render_at(&self, t_s: f64) -> Option<Arc<Overlay>> {
+        let state = self.timeline.state_at(t_s);
+        self.render_state_cached(&state)
+    }
+
+    /// Renders every time in `times_s` in parallel; equal, byte for byte, to calling
+    /// [`Self::render_at`] on each in order.
+    pub fn render_many(&self, times_s: &[f64]) -> Vec<Option<Arc<Overlay>>> {
+        times_s.par_iter().map(|&t| self.render_at(t)).collect()
+    }
+
+    pub fn render_state_cached(&self, state: &FrameState) -> Option<Arc<Overlay>> {
+        if state.is_empty() {
+            return None;
+        }
+        if let Some(hit) = self.lock_overlays().get(state) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return hit.clone();
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let overlay = self.render_state(state).map(Arc::new);
+        let mut cache = self.lock_overlays();
+        if cache.len() >= OVERLAY_CACHE_LIMIT {
+            cache.clear();
+        }
+        cache.insert(state.clone(), overlay.clone());
+        overlay
+    }
+
+    fn lock_overlays(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<FrameState, Option<Arc<Overlay>>>> {
+        self.overlays.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Draws `state` without the overlay cache (glyphs still come from the glyph cache).
+    pub fn render_state(&self, state: &FrameState) -> Option<Overlay> {
+        let tl = &self.timeline;
+        let mut glyph_draws: Vec<GlyphDraw> = Vec::new();
+        let mut bitmaps: Vec<BitmapDraw> = Vec::new();
+        let mut boxes: Vec<BoxDraw> = Vec::new();
+        let mut bounds: Option<RectPx> = None;
+        let mut grow = |r: RectPx| {
+            bounds = Some(bounds.map_or(r, |b| b.union(&r)));
+        };
+
+        for b in &state.boxes {
+            let rect = b.transform.apply_rect(&b.rect());
+            grow(rect);
+            boxes.push(BoxDraw {
+                rect,
+                radius: q_to_px(b.radius_q) * b.transform.scale(),
+                color: b.color,
+                opacity: b.transform.opacity,
+            });
+        }
+
+        for ws in &state.words {
+            let Some(word) = tl.words.get(ws.word) else {
+                continue;
+            };
+            let Some(run) = self.runs.get(ws.word) else {
+                continue;
+            };
+            let t = ws.transform;
+            let size_px = tl.font_px * word.scale * t.scale();
+            let stroke_px = if ws.stroke_color.is_some() {
+                tl.stroke_px * word.scale * t.scale()
+            } else {
+                0.0
+            };
+            if size_px < 0.5 {
+                continue;
+            }
+            for g in &run.glyphs {
+                if ws.visible_bytes.is_some_and(|b| g.cluster >= b) {
+                    continue;
+                }
+                let (x, y) = t.apply(
+                    word.rect.x + g.x_px * word.scale,
+                    word.baseline_y_px + g.y_px * word.scale,
+                );
+                let Some(font) = self.faces.get(usize::from(g.face)) else {
+                    continue;
+                };
+                if font.is_color {
+                    if let Some(glyph) =
+                        self.emojis
+                            .get(font, g.glyph_id, size_px.round() as u32, false)
+                    {
+                        let (bx, by) =
+                            (x.round() as i32 + glyph.left, y.round() as i32 + glyph.top);
+                        grow(RectPx {
+                            x: bx as f32,
+                            y: by as f32,
+                            w: glyph.pixmap.width() as f32,
+                            h: glyph.pixmap.height() as f32,
+                        });
+                        bitmaps.push(BitmapDraw {
+                            glyph,
+                            x: bx,
+                            y: by,
+                            opacity: t.opacity,
+                        });
+                    }
+                    continue;
+                }
+                let (key, px, py) =
+                    GlyphKey::new(g.face as FaceId, g.glyph_id, size_px, stroke_px, x, y);
+                let Some(mask) = self.glyphs.get(font, key) else {
+                    continue;
+                };
+                let (mx, my) = (px + mask.left, py + mask.top);
+                grow(RectPx {
+                    x: mx as f32,
+                    y: my as f32,
+                    w: mask.width as f32,
+                    h: mask.height as f32,
+                });
+                glyph_draws.push(GlyphDraw {
+                    mask,
+                    x: mx,
+                    y: my,
+                    fill: ws.text_color,
+                    stroke: ws.stroke_color,
+                    shadow: ws.shadow_color,
+                    opacity: t.opacity,
+                });
+            }
+        }
+
+        if let Some(face) = &self.emoji_face {
+            for e in &state.emojis {
+                let Some(&glyph_id) = self.emoji_glyphs.get(&e.emoji) else {
+                    continue;
+                };
+                let t = e.transform;
+                let size = q_to_px(e.size_q) * t.scale();
+                if size < 1.0 {
+                    continue;
+                }
+                let Some(glyph) = self.emojis.get(face, glyph_id, size.round() as u32, true) else {
+                    continue;
+                };
+                let (cx, cy) = t.apply(q_to_px(e.center_x_q), q_to_px(e.center_y_q));
+                let x = (cx - glyph.pixmap.width() as f32 / 2.0).round() as i32;
+                let y = (cy - glyph.pixmap.height() as f32 / 2.0).round() as i32;
+                grow(RectPx {
+                    x: x as f32,
+                    y: y as f32,
+                    w: glyph.pixmap.width() as f32,
+                    h: glyph.pixmap.height() as f32,
+                });
+                bitmaps.push(BitmapDraw {
+                    glyph,
+                    x,
+                    y,
+                    opacity: t.opacity,
+                });
+            }
+        }
+
+        let shadow = glyph_draws.iter().find_map(|g| g.shadow);
+        let blur_radius = (tl.blur_px / 2.0).round() as u32;
+        let custom_shadow = tl.config.word_has_custom_shadow_color;
+        let shadow_offset = if custom_shadow {
+            0
+        } else {
+            (SHADOW_OFFSET_EM * tl.font_px).round() as i32
+        };
+        let mut bounds = bounds?;
+        if shadow.is_some() {
+            let spread = 3.0 * blur_radius as f32;
+            bounds = bounds.union(&bounds.inflate(spread, spread).union(&RectPx {
+                x: bounds.x,
+                y: bounds.y + shadow_offset as f32,
+                ..bounds
+            }));
+            bounds = bounds.inflate(spread, spread);
+        }
+        // The overlay is the drawn area clipped to the frame, in whole pixels.
+        let x0 = bounds.x.floor().max(0.0) as i32;
+        let y0 = bounds.y.floor().max(0.0) as i32;
+        let x1 = (bounds.right().ceil() as i32).min(tl.frame.width_px as i32);
+        let y1 = (bounds.bottom().ceil() as i32).min(tl.frame.height_px as i32);
+        if x1 <= x0 || y1 <= y0 {
+            return None;
+        }
+        let (width, height) = ((x1 - x0) as u32, (y1 - y0) as u32);
+        let mut data = vec![0u8; width as usize * height as usize * 4];
+
+        // Shadow: one coverage mask of everything that casts it, blurred, then tinted.
+        if let Some(shadow_color) = shadow {
+            let mut alpha = vec![0u8; width as usize * height as usize];
+            for b in &boxes {
+                let Some(mut mask) = tiny_skia::Mask::new(width, height) else {
+                    continue;
+                };
+                let rect = RectPx {
+                    x: b.rect.x - x0 as f32,
+                    y: b.rect.y - y0 as f32,
+                    ..b.rect
+                };
+                if let Some(path) = rounded_rect(&rect, b.radius) {
+                    mask.fill_path(
+                        &path,
+                        FillRule::Winding,
+                        true,
+                        tiny_skia::Transform::identity(),
+                    );
+                    for (a, m) in alpha.iter_mut().zip(mask.data()) {
+                        *a = (*a).max(((u32::from(*m) * u32::from(b.opacity) + 127) / 255) as u8);
+                    }
+                }
+            }
+            let mut shadow_canvas = AlphaCanvas {
+                data: &mut alpha,
+                width,
+                height,
+            };
+            for g in glyph_draws.iter().filter(|g| g.shadow.is_some()) {
+                let m = &g.mask;
+                shadow_canvas.max_into(
+                    MaskRef {
+                        data: &m.fill,
+                        width: m.width,
+                        height: m.height,
+                    },
+                    g.x - x0,
+                    g.y - y0,
+                    g.opacity,
+                );
+                if g.stroke.is_some() && !m.ring.is_empty() {
+                    shadow_canvas.max_into(
+                        MaskRef {
+                            data: &m.ring,
+                            width: m.width,
+                            height: m.height,
+                        },
+                        g.x - x0,
+                        g.y - y0,
+                        g.opacity,
+                    );
+                }
+            }
+            blur_alpha(&mut alpha, width, height, blur_radius);
+            let mut canvas = Canvas {
+                data: &mut data,
+                width,
+                height,
+            };
+            canvas.blit_mask(
+                MaskRef {
+                    data: &alpha,
+                    width,
+                    height,
+                },
+                0,
+                shadow_offset,
+                shadow_color,
+                255,
+            );
+        }
+
+        if !boxes.is_empty()
+            && let Some(mut pixmap) = PixmapMut::from_bytes(&mut data, width, height)
+        {
+            for b in &boxes {
+                let rect = RectPx {
+                    x: b.rect.x - x0 as f32,
+                    y: b.rect.y - y0 as f32,
+                    ..b.rect
+                };
+                if let Some(path) = rounded_rect(&rect, b.radius) {
+                    let mut paint = Paint::default();
+                    paint.set_color(to_skia(b.color, b.opacity));
+                    paint.anti_alias = true;
+                    pixmap.fill_path(
+                        &path,
+                        &paint,
+                        FillRule::Winding,
+                        tiny_skia::Transform::identity(),
+                        None,
+                    );
+                }
+            }
+        }
+
+        let mut canvas = Canvas {
+            data: &mut data,
+            width,
+            height,
+        };
+        // Every outline first, then every fill, so a neighbour's outline never covers a letter.
+        for g in &glyph_draws {
+            if let (Some(color), false) = (g.stroke, g.mask.ring.is_empty()) {
+                let m = &g.mask;
+                canvas.blit_mask(
+                    MaskRef {
+                        data: &m.ring,
+                        width: m.width,
+                        height: m.height,
+                    },
+                    g.x - x0,
+                    g.y - y0,
+                    color,
+                    g.opacity,
+                );
+            }
+        }
+        for g in &glyph_draws {
+            let m = &g.mask;
+            canvas.blit_mask(
+                MaskRef {
+                    data: &m.fill,
+                    width: m.width,
+                    height: m.height,
+                },
+                g.x - x0,
+                g.y - y0,
+                g.fill,
+                g.opacity,
+            );
+        }
+
+        if !bitmaps.is_empty()
+            && let Some(mut pixmap) = PixmapMut::from_bytes(&mut data, width, height)
+        {
+            for b in &bitmaps {
+                let paint = PixmapPaint {
+                    opacity: f32::from(b.opacity) / 255.0,
+                    ..PixmapPaint::default()
+                };
+                pixmap.draw_pixmap(
+                    b.x - x0,
+                    b.y - y0,
+                    b.glyph.pixmap.as_ref(),
+                    &paint,
+                    tiny_skia::Transform::identity(),
+                    None,
+                );
+            }
+        }
+
+        Some(Overlay {
+            x: x0,
+            y: y0,
+            width,
+            height,
+            rgba: data,
+        })
+    }
+}
