@@ -8,7 +8,6 @@
 //! and file routes receive, enforcing every policy condition as S3 does.
 
 mod config;
-mod descriptor;
 mod error;
 mod key;
 mod local;
@@ -20,8 +19,8 @@ mod s3_error;
 mod sigv4;
 mod storage;
 
+pub use caption_core::UploadDescriptor;
 pub use config::{LinkOptions, StorageConfig, StorageOptions};
-pub use descriptor::UploadDescriptor;
 pub use error::{Error, Result};
 pub use key::{ObjectKey, sanitise_file_name};
 pub use local::{

@@ -14,7 +14,6 @@ use sha2::Sha256;
 use time::OffsetDateTime;
 
 use crate::config::LinkOptions;
-use crate::descriptor::UploadDescriptor;
 use crate::error::{Error, Result};
 use crate::key::ObjectKey;
 use crate::post_policy::PostPolicyVerifier;
@@ -24,6 +23,7 @@ use crate::sigv4::{PostCredentials, PostPolicyRequest, presigned_post};
 use crate::storage::{
     ByteStream, GetObject, GetOptions, ObjectInfo, PutOptions, Storage, StorageKind, resolve_range,
 };
+use caption_core::UploadDescriptor;
 
 /// The access key id, region and bucket name local descriptors are signed for.
 pub const LOCAL_ACCESS_KEY_ID: &str = "local";

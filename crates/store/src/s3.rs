@@ -9,7 +9,6 @@ use object_store::{ObjectStore as _, PutMode, PutPayload};
 use time::OffsetDateTime;
 
 use crate::config::LinkOptions;
-use crate::descriptor::UploadDescriptor;
 use crate::error::{Error, Result};
 use crate::key::ObjectKey;
 use crate::local::{delete_via, get_via, head_via};
@@ -18,6 +17,7 @@ use crate::sigv4::{PostCredentials, PostPolicyRequest, presigned_post};
 use crate::storage::{
     ByteStream, GetObject, GetOptions, ObjectInfo, PutOptions, Storage, StorageKind,
 };
+use caption_core::UploadDescriptor;
 
 /// Connection settings of an S3-compatible bucket.
 #[derive(Clone, PartialEq, Eq)]

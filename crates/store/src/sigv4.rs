@@ -15,7 +15,7 @@ use sha2::Sha256;
 use time::OffsetDateTime;
 use time::macros::format_description;
 
-use crate::descriptor::UploadDescriptor;
+use caption_core::UploadDescriptor;
 
 type HmacSha256 = Hmac<Sha256>;
 

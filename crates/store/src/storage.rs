@@ -5,9 +5,9 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use futures_util::stream::BoxStream;
 
-use crate::descriptor::UploadDescriptor;
 use crate::error::{Error, Result};
 use crate::key::ObjectKey;
+use caption_core::UploadDescriptor;
 
 /// A body to store or a body read back: chunks of bytes, ending early with an I/O error.
 pub type ByteStream = BoxStream<'static, std::io::Result<Bytes>>;
