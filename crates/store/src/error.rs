@@ -44,6 +44,14 @@ pub enum Error {
     #[error("storage configuration: {0}")]
     Config(String),
 
+    /// The local data folder could not be created or read.
+    #[error("data folder {path}: {source}")]
+    DataDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
     /// The local signing secret could not be read or created.
     #[error("signing secret {path}: {source}")]
     Secret {

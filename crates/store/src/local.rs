@@ -243,6 +243,35 @@ fn load_or_create_secret(data_dir: &FsPath) -> Result<[u8; 32]> {
     }
 }
 
+/// Staged files older than this are leftovers of a process that died mid-upload (a live
+/// upload is far shorter: its descriptor expires in minutes).
+const STALE_STAGING: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
+/// Removes staged uploads abandoned by a crash. Best effort: a failure only costs disk space.
+fn sweep_stale_staging(staging: &FsPath) {
+    let Ok(entries) = fs::read_dir(staging) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age > STALE_STAGING);
+        if stale && entry.file_type().is_ok_and(|t| t.is_file()) {
+            match fs::remove_file(entry.path()) {
+                Ok(()) => {
+                    tracing::info!(path = %entry.path().display(), "removed an abandoned upload");
+                }
+                Err(error) => {
+                    tracing::warn!(path = %entry.path().display(), %error, "cannot remove an abandoned upload");
+                }
+            }
+        }
+    }
+}
+
 /// Objects as files under a data folder, through object_store's `LocalFileSystem`.
 #[derive(Debug, Clone)]
 pub struct LocalStorage {
@@ -254,10 +283,11 @@ pub struct LocalStorage {
 impl LocalStorage {
     /// Opens (creating if needed) the data folder `root`.
     pub fn open(root: &FsPath, public_base_url: &str, links: LinkOptions) -> Result<Self> {
-        fs::create_dir_all(root).map_err(|source| Error::Secret {
+        fs::create_dir_all(root).map_err(|source| Error::DataDir {
             path: root.to_owned(),
             source,
         })?;
+        sweep_stale_staging(&root.join(STAGING_DIR));
         let store = LocalFileSystem::new_with_prefix(root)
             .map_err(|e| Error::Config(format!("data folder {}: {e}", root.display())))?
             .with_automatic_cleanup(true);

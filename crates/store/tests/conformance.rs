@@ -227,7 +227,19 @@ async fn local_storage_conforms() {
     let link = local
         .authority()
         .download_url(&key, time::OffsetDateTime::now_utc());
+    // Staged files a crashed process left behind go away on the next start; fresh ones
+    // (an upload in flight in another process) stay.
+    std::fs::write(staging.join("abandoned"), b"x").unwrap();
+    std::fs::write(staging.join("in-flight"), b"x").unwrap();
+    let touched = std::process::Command::new("touch")
+        .args(["-d", "2 days ago"])
+        .arg(staging.join("abandoned"))
+        .status()
+        .unwrap();
+    assert!(touched.success());
     let reopened = LocalStorage::open(&root, "http://127.0.0.1:9", LinkOptions::default()).unwrap();
+    assert!(!staging.join("abandoned").exists());
+    assert!(staging.join("in-flight").exists());
     let query = link.split_once('?').unwrap().1;
     let expires = query
         .split('&')
