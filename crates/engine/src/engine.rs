@@ -1,0 +1,319 @@
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use caption_core::{Catalog, Template, TemplateSummary, TranscriptResult, Word};
+use caption_jobs::{JobSpec, JobStore};
+use caption_store::{GetOptions, ObjectKey, Storage};
+use caption_transcribe::{TranscribeOptions, Transcriber, WhisperTranscriber};
+use futures_util::StreamExt;
+use tokio::io::AsyncWriteExt;
+
+use crate::{Error, Result};
+
+/// How an [`Engine`] runs.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// Scratch files (inputs fetched from storage for decoding) live under `data_dir/tmp`.
+    pub data_dir: PathBuf,
+    /// Installed whisper model used for transcription jobs (`base` or `tiny.en`).
+    pub model: String,
+    /// Transcription jobs run at once.
+    pub workers: usize,
+    /// Threads each transcription uses; 0 = every core.
+    pub threads_per_job: usize,
+    /// A claimed job is queued again when its worker sends no heartbeat for this long.
+    pub lease: Duration,
+    /// Claims a job may have (crashes, restarts) before it fails for good.
+    pub max_attempts: u32,
+    /// A folder of extra templates that add to or replace the built-in ones.
+    pub templates_dir: Option<PathBuf>,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        Self {
+            data_dir: PathBuf::from("data"),
+            model: "base".to_owned(),
+            workers: 1,
+            threads_per_job: 0,
+            lease: Duration::from_secs(30),
+            max_attempts: 3,
+            templates_dir: None,
+        }
+    }
+}
+
+pub(crate) struct Inner {
+    pub(crate) options: EngineOptions,
+    pub(crate) catalog: Catalog,
+    pub(crate) storage: Arc<dyn Storage>,
+    pub(crate) jobs: Arc<dyn JobStore>,
+    transcriber: OnceLock<Arc<dyn Transcriber>>,
+    pub(crate) job_submitted: tokio::sync::Notify,
+    /// Unique per process, so a restarted process can tell its predecessor's claims apart.
+    pub(crate) instance: String,
+}
+
+/// The caption engine: cheap to clone, shareable across threads and tasks.
+#[derive(Clone)]
+pub struct Engine {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("options", &self.inner.options)
+            .field("storage", &self.inner.storage)
+            .field("jobs", &self.inner.jobs)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// An engine over the given storage and job store; the whisper model is loaded on first use.
+    pub fn new(
+        options: EngineOptions,
+        storage: Arc<dyn Storage>,
+        jobs: Arc<dyn JobStore>,
+    ) -> Result<Self> {
+        let catalog = Catalog::builtin().map_err(|e| Error::Internal(e.to_string()))?;
+        let catalog = match &options.templates_dir {
+            Some(dir) => catalog
+                .with_folder(dir)
+                .map_err(|e| Error::invalid("templates", e.to_string()))?,
+            None => catalog,
+        };
+        let instance = format!("{}-{}", std::process::id(), uuid::Uuid::new_v4().simple());
+        Ok(Self {
+            inner: Arc::new(Inner {
+                options,
+                catalog,
+                storage,
+                jobs,
+                transcriber: OnceLock::new(),
+                job_submitted: tokio::sync::Notify::new(),
+                instance,
+            }),
+        })
+    }
+
+    /// Uses `transcriber` instead of loading the configured whisper model.
+    pub fn with_transcriber(self, transcriber: Arc<dyn Transcriber>) -> Self {
+        // A fresh engine has no transcriber yet, so `set` succeeds; if one was already loaded it
+        // stays, which keeps jobs in flight consistent.
+        let _ = self.inner.transcriber.set(transcriber);
+        self
+    }
+
+    pub fn options(&self) -> &EngineOptions {
+        &self.inner.options
+    }
+
+    pub fn storage(&self) -> &Arc<dyn Storage> {
+        &self.inner.storage
+    }
+
+    pub fn catalog(&self) -> &Catalog {
+        &self.inner.catalog
+    }
+
+    /// The template list: id and name of each.
+    pub fn templates(&self) -> Vec<TemplateSummary> {
+        self.inner.catalog.summaries()
+    }
+
+    /// One template with its full config.
+    pub fn template(&self, id: &str) -> Result<Template> {
+        self.inner
+            .catalog
+            .get(id)
+            .cloned()
+            .ok_or_else(|| Error::NotFound {
+                what: "template",
+                id: id.to_owned(),
+            })
+    }
+
+    /// Installed font families, optionally only those covering `lang`.
+    pub fn fonts(&self, lang: Option<&str>) -> Result<Vec<String>> {
+        let library = caption_fonts::FontLibrary::new()?;
+        match library.families(lang) {
+            Err(caption_fonts::Error::UnknownLanguage { code }) => Err(Error::invalid(
+                "lang",
+                format!(
+                    "unknown language code {code:?}: use an ISO 639-1 code such as \"en\" or a tag such as \"zh-cn\""
+                ),
+            )),
+            other => Ok(other?),
+        }
+    }
+
+    /// The speech model, loaded once.
+    pub fn transcriber(&self) -> Result<Arc<dyn Transcriber>> {
+        if let Some(t) = self.inner.transcriber.get() {
+            return Ok(Arc::clone(t));
+        }
+        let loaded: Arc<dyn Transcriber> = Arc::new(WhisperTranscriber::open_installed(
+            &self.inner.options.model,
+        )?);
+        Ok(Arc::clone(self.inner.transcriber.get_or_init(|| loaded)))
+    }
+
+    /// Checks `lang` against the configured model without loading it: English-only models
+    /// (`*.en`) take only `auto` and `en`.
+    fn check_language(&self, lang: &str) -> Result<()> {
+        let english_only = match self.inner.transcriber.get() {
+            Some(t) => !t.is_multilingual(),
+            None => self.inner.options.model.ends_with(".en"),
+        };
+        if english_only && !matches!(lang, "auto" | "en" | "") {
+            return Err(Error::invalid(
+                "lang",
+                format!(
+                    "language {lang:?} needs a multilingual model; this server's model ({}) transcribes English only",
+                    self.inner.options.model
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Queues the transcription of a stored file; returns the job id. The file must exist.
+    pub async fn submit_transcription(&self, input: &str, lang: &str) -> Result<String> {
+        let key = ObjectKey::parse(input).map_err(|e| Error::invalid("input", e.to_string()))?;
+        self.check_language(lang)?;
+        match self.inner.storage.head(&key).await {
+            Err(caption_store::Error::NotFound { .. }) => {
+                return Err(Error::NotFound {
+                    what: "file",
+                    id: input.to_owned(),
+                });
+            }
+            other => other?,
+        };
+        let job = self
+            .inner
+            .jobs
+            .submit(JobSpec {
+                input: key.as_str().to_owned(),
+                lang: lang.to_owned(),
+            })
+            .await?;
+        self.inner.job_submitted.notify_one();
+        tracing::info!(job_id = %job.id, input, lang, "transcription queued");
+        Ok(job.id)
+    }
+
+    /// A job's status, and its words once completed.
+    pub async fn transcription(&self, job_id: &str) -> Result<TranscriptResult> {
+        self.inner
+            .jobs
+            .get(job_id)
+            .await?
+            .map(|job| job.result())
+            .ok_or_else(|| Error::NotFound {
+                what: "job",
+                id: job_id.to_owned(),
+            })
+    }
+
+    /// Transcribes a local media file directly (no job), reporting progress in percent.
+    pub async fn transcribe_file(
+        &self,
+        path: &Path,
+        lang: &str,
+        progress: impl Fn(u8) + Send + Sync + 'static,
+    ) -> Result<Vec<Word>> {
+        self.check_language(lang)?;
+        let transcriber = self.transcriber()?;
+        let path = path.to_owned();
+        let options = TranscribeOptions::default()
+            .language(lang)
+            .threads(self.inner.options.threads_per_job)
+            .progress(progress);
+        tokio::task::spawn_blocking(move || transcribe_path(transcriber.as_ref(), &path, &options))
+            .await
+            .map_err(|e| Error::Internal(format!("transcription task: {e}")))?
+    }
+
+    /// Copies a stored object into a scratch file (kept until the returned guard drops), with
+    /// the key's file name so FFmpeg can use its extension as a hint.
+    pub(crate) async fn fetch_to_scratch(&self, key: &ObjectKey) -> Result<tempfile::TempDir> {
+        let scratch = self.inner.options.data_dir.join("tmp");
+        tokio::fs::create_dir_all(&scratch)
+            .await
+            .map_err(|source| Error::Io {
+                context: format!("creating {}", scratch.display()),
+                source,
+            })?;
+        let dir = tempfile::Builder::new()
+            .prefix("input-")
+            .tempdir_in(&scratch)
+            .map_err(|source| Error::Io {
+                context: format!("creating a folder in {}", scratch.display()),
+                source,
+            })?;
+        let path = dir.path().join(key.file_name());
+        let mut object = self.inner.storage.get(key, GetOptions::default()).await?;
+        let mut file = tokio::fs::File::create(&path)
+            .await
+            .map_err(|source| Error::Io {
+                context: format!("creating {}", path.display()),
+                source,
+            })?;
+        while let Some(chunk) = object.body.next().await {
+            let chunk = chunk.map_err(|source| Error::Io {
+                context: format!("reading {key}"),
+                source,
+            })?;
+            file.write_all(&chunk).await.map_err(|source| Error::Io {
+                context: format!("writing {}", path.display()),
+                source,
+            })?;
+        }
+        file.flush().await.map_err(|source| Error::Io {
+            context: format!("writing {}", path.display()),
+            source,
+        })?;
+        Ok(dir)
+    }
+
+    /// Runs one claimed job's transcription: fetch, decode, transcribe.
+    pub(crate) async fn transcribe_stored(
+        &self,
+        spec: &JobSpec,
+        progress: Arc<AtomicU8>,
+        cancel: Arc<AtomicBool>,
+    ) -> Result<Vec<Word>> {
+        let key =
+            ObjectKey::parse(&spec.input).map_err(|e| Error::invalid("input", e.to_string()))?;
+        let scratch = self.fetch_to_scratch(&key).await?;
+        let path = scratch.path().join(key.file_name());
+        self.check_language(&spec.lang)?;
+        let transcriber = self.transcriber()?;
+        let options = TranscribeOptions::default()
+            .language(spec.lang.clone())
+            .threads(self.inner.options.threads_per_job)
+            .progress(move |p| progress.store(p, Ordering::Relaxed))
+            .cancel(cancel);
+        let words = tokio::task::spawn_blocking(move || {
+            transcribe_path(transcriber.as_ref(), &path, &options)
+        })
+        .await
+        .map_err(|e| Error::Internal(format!("transcription task: {e}")))?;
+        drop(scratch);
+        words
+    }
+}
+
+fn transcribe_path(
+    transcriber: &dyn Transcriber,
+    path: &Path,
+    options: &TranscribeOptions,
+) -> Result<Vec<Word>> {
+    let samples = caption_media::decode_audio_16k_mono(path)?;
+    Ok(transcriber.transcribe(&samples, options)?.words)
+}
