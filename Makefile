@@ -12,9 +12,9 @@ CARGO ?= cargo
 ## setup: install what is missing (Debian packages, tools, whisper models); quick when done.
 setup:
 	@scripts/setup-system
-	@for step in scripts/setup-tools scripts/setup-models; do \
-		if [ -x "$$step" ]; then "$$step"; fi; \
-	done
+	@scripts/setup-python
+	@scripts/setup-s3s
+	@scripts/setup-models
 
 build: setup
 	$(CARGO) build --release -p caption-cli
