@@ -121,8 +121,8 @@ pub struct BurnReport {
 /// Frames overlaid together in one rayon batch; also the depth of the queue to the encoder,
 /// in batches. Small enough to keep memory flat (a 1080p frame is 3 MB), large enough to keep
 /// two cores busy.
-const BATCH_FRAMES: usize = 8;
-const QUEUE_BATCHES: usize = 2;
+const BATCH_FRAMES: usize = 4;
+const QUEUE_BATCHES: usize = 1;
 const MAX_CONSECUTIVE_DECODE_ERRORS: u32 = 100;
 
 /// Decodes `input`, blends the overlay `overlays` gives for each frame's presentation time, and
