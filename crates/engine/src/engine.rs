@@ -29,6 +29,10 @@ pub struct EngineOptions {
     pub max_attempts: u32,
     /// A folder of extra templates that add to or replace the built-in ones.
     pub templates_dir: Option<PathBuf>,
+    /// Generate requests burned at once; more are refused as busy (HTTP 429).
+    pub generate_slots: usize,
+    /// x264 threads per burn; 0 lets x264 choose.
+    pub encoder_threads: usize,
 }
 
 impl Default for EngineOptions {
@@ -41,6 +45,8 @@ impl Default for EngineOptions {
             lease: Duration::from_secs(30),
             max_attempts: 3,
             templates_dir: None,
+            generate_slots: 2,
+            encoder_threads: 0,
         }
     }
 }
@@ -52,6 +58,7 @@ pub(crate) struct Inner {
     pub(crate) jobs: Arc<dyn JobStore>,
     transcriber: OnceLock<Arc<dyn Transcriber>>,
     pub(crate) job_submitted: tokio::sync::Notify,
+    pub(crate) generate_slots: Arc<tokio::sync::Semaphore>,
     /// Unique per process, so a restarted process can tell its predecessor's claims apart.
     pub(crate) instance: String,
 }
@@ -87,8 +94,10 @@ impl Engine {
             None => catalog,
         };
         let instance = format!("{}-{}", std::process::id(), uuid::Uuid::new_v4().simple());
+        let generate_slots = Arc::new(tokio::sync::Semaphore::new(options.generate_slots.max(1)));
         Ok(Self {
             inner: Arc::new(Inner {
+                generate_slots,
                 options,
                 catalog,
                 storage,

@@ -7,8 +7,11 @@
 
 mod engine;
 mod error;
+mod generate;
 mod workers;
 
 pub use engine::{Engine, EngineOptions};
 pub use error::{Error, Result};
 pub use workers::WorkerPool;
+
+pub use caption_media::{BurnOptions, BurnReport};

@@ -1,0 +1,211 @@
+//! Generate end to end: a real video in storage, words and a template → a captioned mp4 whose
+//! frames show the highlight at each word's time and nothing before the first word.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use caption_core::{GenerateRequest, Word, parse_config_patch};
+use caption_engine::{Engine, EngineOptions, Error};
+use caption_jobs::EmbeddedJobStore;
+use caption_store::{GetOptions, LinkOptions, LocalStorage, ObjectKey, PutOptions, Storage};
+use futures_util::StreamExt;
+use serde_json::json;
+
+const W: u32 = 360;
+const H: u32 = 640;
+
+fn ffmpeg(args: &[&str]) -> Vec<u8> {
+    let out = Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-y"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ffmpeg {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// The decoded RGB frame shown at `t_s`.
+fn frame_at(video: &Path, t_s: f64) -> Vec<u8> {
+    let t = format!("{t_s:.3}");
+    let rgb = ffmpeg(&[
+        "-ss",
+        &t,
+        "-i",
+        video.to_str().unwrap(),
+        "-frames:v",
+        "1",
+        "-f",
+        "rawvideo",
+        "-pix_fmt",
+        "rgb24",
+        "-",
+    ]);
+    assert_eq!(rgb.len(), (W * H * 3) as usize);
+    rgb
+}
+
+fn count(rgb: &[u8], pred: impl Fn(u8, u8, u8) -> bool) -> usize {
+    rgb.chunks_exact(3)
+        .filter(|p| pred(p[0], p[1], p[2]))
+        .count()
+}
+
+fn green(r: u8, g: u8, b: u8) -> bool {
+    g > 200 && r < 80 && b < 80
+}
+
+fn not_gray(r: u8, g: u8, b: u8) -> bool {
+    [r, g, b].iter().any(|&c| c.abs_diff(128) > 40)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn captions_appear_at_word_times_in_the_generated_video() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("clip.mp4");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        &format!("color=c=gray:s={W}x{H}:r=30:d=4"),
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=frequency=440:duration=4",
+        "-c:v",
+        "libx264",
+        "-pix_fmt",
+        "yuv420p",
+        "-c:a",
+        "aac",
+        "-shortest",
+        src.to_str().unwrap(),
+    ]);
+    let storage: Arc<dyn Storage> = Arc::new(
+        LocalStorage::open(
+            &dir.path().join("objects"),
+            "http://127.0.0.1:9",
+            LinkOptions::default(),
+        )
+        .unwrap(),
+    );
+    let key = ObjectKey::new_upload("clip.mp4");
+    let bytes = Bytes::from(std::fs::read(&src).unwrap());
+    storage
+        .put(
+            &key,
+            Box::pin(futures_util::stream::once(async move { Ok(bytes) })),
+            PutOptions::default(),
+        )
+        .await
+        .unwrap();
+    let jobs = EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap();
+    let options = EngineOptions {
+        data_dir: dir.path().to_owned(),
+        ..EngineOptions::default()
+    };
+    let engine = Engine::new(options, Arc::clone(&storage), Arc::new(jobs)).unwrap();
+
+    let words = vec![Word::new(1.0, 1.8, "hello"), Word::new(2.0, 2.8, "world")];
+    // The default template with a pure green highlight and no shadow, so the test can find it.
+    let config = parse_config_patch(
+        &json!({"colors": {"hilightColor": {"colors": [{"r": 0, "g": 255, "b": 0}]}}, "wordHasShadow": false}),
+        "config",
+    )
+    .unwrap();
+    let request = GenerateRequest {
+        input: key.to_string(),
+        words,
+        config,
+        template_id: None,
+    };
+    let response = engine.generate(request).await.unwrap();
+    let url = response.download_url;
+    assert!(
+        url.starts_with("http://127.0.0.1:9/v1/storage/files/outputs/"),
+        "{url}"
+    );
+
+    let out_key = url
+        .split("/v1/storage/files/")
+        .nth(1)
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap();
+    let mut object = storage
+        .get(&ObjectKey::parse(out_key).unwrap(), GetOptions::default())
+        .await
+        .unwrap();
+    let out = dir.path().join("out.mp4");
+    let mut data = Vec::new();
+    while let Some(chunk) = object.body.next().await {
+        data.extend_from_slice(&chunk.unwrap());
+    }
+    std::fs::write(&out, data).unwrap();
+
+    let before = frame_at(&out, 0.5);
+    assert_eq!(
+        count(&before, not_gray),
+        0,
+        "no caption before the first word"
+    );
+    for t in [1.4, 2.4] {
+        let during = frame_at(&out, t);
+        assert!(count(&during, green) > 200, "highlight visible at {t} s");
+    }
+    let info = caption_media::probe(&out).unwrap();
+    assert!((info.duration_s - 4.0).abs() < 0.1, "{}", info.duration_s);
+    assert!(info.audio.is_some());
+}
+
+#[tokio::test]
+async fn generate_refuses_unknown_files_templates_and_fonts() {
+    let dir = tempfile::tempdir().unwrap();
+    let storage = Arc::new(
+        LocalStorage::open(
+            &dir.path().join("o"),
+            "http://127.0.0.1:9",
+            LinkOptions::default(),
+        )
+        .unwrap(),
+    );
+    let jobs = Arc::new(EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap());
+    let engine = Engine::new(
+        EngineOptions {
+            data_dir: dir.path().to_owned(),
+            ..Default::default()
+        },
+        storage,
+        jobs,
+    )
+    .unwrap();
+    let request = |template: Option<&str>, config: serde_json::Value| GenerateRequest {
+        input: "uploads/none/clip.mp4".into(),
+        words: vec![],
+        config: parse_config_patch(&config, "config").unwrap(),
+        template_id: template.map(str::to_owned),
+    };
+    assert!(matches!(
+        engine.generate(request(None, json!({}))).await,
+        Err(Error::NotFound { what: "file", .. })
+    ));
+    assert!(matches!(
+        engine.generate(request(Some("nope"), json!({}))).await,
+        Err(Error::NotFound {
+            what: "template",
+            ..
+        })
+    ));
+}
