@@ -7,14 +7,17 @@
 //! are written exactly once. A job whose lease expires goes back to the queue, up to a retry
 //! limit, after which it fails with code `retries_exhausted`.
 //!
-//! [`EmbeddedJobStore`] keeps jobs in a redb file in the data folder (one machine). Every
-//! backend passes the same conformance suite (`tests/conformance.rs`).
+//! [`EmbeddedJobStore`] keeps jobs in a redb file in the data folder (one machine);
+//! [`PostgresJobStore`] in PostgreSQL, shared by several processes on several machines. Both
+//! pass the same conformance suite (`tests/conformance.rs`).
 
 mod embedded;
+mod postgres;
 mod record;
 mod store;
 
 pub use embedded::EmbeddedJobStore;
+pub use postgres::PostgresJobStore;
 pub use record::{JobRecord, JobSpec, now_ms};
 pub use store::{ClaimOptions, JobStore};
 

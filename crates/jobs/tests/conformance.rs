@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use caption_core::{JobError, JobStatus, Word};
-use caption_jobs::{ClaimOptions, EmbeddedJobStore, JobSpec, JobStore};
+use caption_jobs::{ClaimOptions, EmbeddedJobStore, JobSpec, JobStore, PostgresJobStore};
+use caption_testkit::PostgresServer;
 
 fn spec(n: usize) -> JobSpec {
     JobSpec {
@@ -202,20 +203,53 @@ macro_rules! conformance {
         $(
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn $case() {
-                let (store, _guard) = $make;
+                let (store, _guard) = $make.await;
                 super::$case(store).await;
             }
         )+
     };
 }
 
-fn embedded() -> (Arc<dyn JobStore>, tempfile::TempDir) {
+async fn embedded() -> (Arc<dyn JobStore>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let store = EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap();
     (Arc::new(store), dir)
 }
 
+/// A fresh PostgreSQL server per test (about a second to start), killed when the test ends.
+async fn postgres() -> (Arc<dyn JobStore>, PostgresServer) {
+    let server = tokio::task::spawn_blocking(|| PostgresServer::start().unwrap())
+        .await
+        .unwrap();
+    let url = server.database("jobs").unwrap();
+    let store = PostgresJobStore::connect(&url).await.unwrap();
+    (Arc::new(store), server)
+}
+
 conformance!(embedded, embedded());
+conformance!(postgres, postgres());
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_migrations_are_idempotent_and_concurrent() {
+    let server = tokio::task::spawn_blocking(|| PostgresServer::start().unwrap())
+        .await
+        .unwrap();
+    let url = server.database("jobs").unwrap();
+    let connects: Vec<_> = (0..4)
+        .map(|_| {
+            tokio::spawn({
+                let url = url.clone();
+                async move { PostgresJobStore::connect(&url).await.unwrap() }
+            })
+        })
+        .collect();
+    let mut stores = Vec::new();
+    for c in connects {
+        stores.push(c.await.unwrap());
+    }
+    let job = stores[0].submit(spec(1)).await.unwrap();
+    assert_eq!(stores[3].get(&job.id).await.unwrap().unwrap().spec, spec(1));
+}
 
 #[tokio::test]
 async fn embedded_jobs_survive_reopening() {

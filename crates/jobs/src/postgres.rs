@@ -1,0 +1,353 @@
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use caption_core::{JobError, JobStatus, Word};
+use tokio::sync::RwLock;
+use tokio_postgres::{Client, NoTls, Row};
+
+use crate::{ClaimOptions, Error, JobRecord, JobSpec, JobStore, Result};
+
+/// Milliseconds since the Unix epoch on the database's clock: every process compares leases
+/// against the same clock, whatever the skew between machines.
+const NOW_MS: &str = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
+/// Schema versions, applied in order under an advisory lock so processes starting together do
+/// not race.
+const MIGRATIONS: &[&str] = &[r"
+    CREATE TABLE caption_jobs (
+        id             text PRIMARY KEY,
+        position       bigserial NOT NULL,
+        input          text NOT NULL,
+        lang           text NOT NULL,
+        status         text NOT NULL,
+        progress       smallint NOT NULL DEFAULT 0,
+        attempts       integer NOT NULL DEFAULT 0,
+        words          jsonb,
+        error_code     text,
+        error_message  text,
+        created_ms     bigint NOT NULL,
+        updated_ms     bigint NOT NULL,
+        worker         text,
+        lease_until_ms bigint
+    );
+    CREATE INDEX caption_jobs_queue ON caption_jobs (position) WHERE status = 'IN_QUEUE';
+    CREATE INDEX caption_jobs_running ON caption_jobs (lease_until_ms) WHERE status = 'IN_PROGRESS';
+"];
+
+/// An arbitrary constant naming the migration lock.
+const MIGRATION_LOCK: i64 = 0x6361_7074_696f_6e73; // "captions"
+
+const COLUMNS: &str = "id, input, lang, status, progress, attempts, words::text, error_code, error_message, \
+                       created_ms, updated_ms, worker, lease_until_ms";
+
+/// Jobs in PostgreSQL, shared by every `captions serve` process: any process accepts jobs and
+/// any works them. Claims use `FOR UPDATE SKIP LOCKED`, so concurrent workers never wait on or
+/// share a job; leases and the retry limit are as in the [`JobStore`] contract, timed by the
+/// database's clock.
+pub struct PostgresJobStore {
+    url: String,
+    client: RwLock<Arc<Client>>,
+}
+
+impl std::fmt::Debug for PostgresJobStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresJobStore")
+            .field("url", &redact(&self.url))
+            .finish_non_exhaustive()
+    }
+}
+
+/// The URL without its password, for logs and errors.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &url[scheme + 3..at];
+            let user = userinfo.split(':').next().unwrap_or_default();
+            format!("{}{user}:***{}", &url[..scheme + 3], &url[at..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+fn db_error(url: &str) -> impl Fn(tokio_postgres::Error) -> Error + '_ {
+    move |e| Error::Database {
+        path: redact(url),
+        message: e.to_string(),
+    }
+}
+
+fn status_of(s: &str, id: &str) -> Result<JobStatus> {
+    serde_json::from_value(serde_json::Value::String(s.to_owned())).map_err(|_| Error::Corrupt {
+        job_id: id.to_owned(),
+        message: format!("unknown status {s:?}"),
+    })
+}
+
+fn record(row: &Row) -> Result<JobRecord> {
+    let id: String = row.get(0);
+    let status: String = row.get(3);
+    let words: Option<String> = row.get(6);
+    let words: Option<Vec<Word>> = words
+        .map(|w| serde_json::from_str(&w))
+        .transpose()
+        .map_err(|e| Error::Corrupt {
+            job_id: id.clone(),
+            message: e.to_string(),
+        })?;
+    let code: Option<String> = row.get(7);
+    let message: Option<String> = row.get(8);
+    let ms = |i: usize| -> u64 { u64::try_from(row.get::<_, i64>(i)).unwrap_or(0) };
+    Ok(JobRecord {
+        status: status_of(&status, &id)?,
+        spec: JobSpec {
+            input: row.get(1),
+            lang: row.get(2),
+        },
+        progress: u8::try_from(row.get::<_, i16>(4)).unwrap_or(0),
+        attempts: u32::try_from(row.get::<_, i32>(5)).unwrap_or(0),
+        words,
+        error: code.map(|code| JobError {
+            code,
+            message: message.unwrap_or_default(),
+        }),
+        created_ms: ms(9),
+        updated_ms: ms(10),
+        worker: row.get(11),
+        lease_until_ms: row
+            .get::<_, Option<i64>>(12)
+            .and_then(|v| u64::try_from(v).ok()),
+        id,
+    })
+}
+
+fn lease_ms(lease: Duration) -> i64 {
+    i64::try_from(lease.as_millis()).unwrap_or(i64::MAX / 4)
+}
+
+impl PostgresJobStore {
+    /// Connects to `url` (`postgres://user:password@host:port/db`) and brings the schema up to
+    /// date.
+    pub async fn connect(url: &str) -> Result<Self> {
+        let client = Self::open_client(url).await?;
+        let store = Self {
+            url: url.to_owned(),
+            client: RwLock::new(Arc::new(client)),
+        };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    async fn open_client(url: &str) -> Result<Client> {
+        let (client, connection) = tokio_postgres::connect(url, NoTls)
+            .await
+            .map_err(db_error(url))?;
+        let shown = redact(url);
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::warn!(database = %shown, error = %e, "job database connection closed");
+            }
+        });
+        Ok(client)
+    }
+
+    /// The live client, reconnecting once if the connection was lost.
+    async fn client(&self) -> Result<Arc<Client>> {
+        let current = Arc::clone(&*self.client.read().await);
+        if !current.is_closed() {
+            return Ok(current);
+        }
+        let mut slot = self.client.write().await;
+        if slot.is_closed() {
+            *slot = Arc::new(Self::open_client(&self.url).await?);
+        }
+        Ok(Arc::clone(&slot))
+    }
+
+    async fn migrate(&self) -> Result<()> {
+        let client = self.client().await?;
+        let err = db_error(&self.url);
+        client
+            .batch_execute(
+                "CREATE TABLE IF NOT EXISTS caption_schema (version integer PRIMARY KEY)",
+            )
+            .await
+            .map_err(&err)?;
+        for (n, sql) in MIGRATIONS.iter().enumerate() {
+            let version = i32::try_from(n + 1).unwrap_or(i32::MAX);
+            // One batch: the lock and the version check happen inside the same transaction,
+            // so exactly one process applies each version.
+            let batch = format!(
+                "BEGIN;
+                 SELECT pg_advisory_xact_lock({MIGRATION_LOCK});
+                 DO $migrate$ BEGIN
+                   IF NOT EXISTS (SELECT 1 FROM caption_schema WHERE version = {version}) THEN
+                     EXECUTE {body};
+                     INSERT INTO caption_schema (version) VALUES ({version});
+                   END IF;
+                 END $migrate$;
+                 COMMIT;",
+                body = quote_literal(sql),
+            );
+            client.batch_execute(&batch).await.map_err(&err)?;
+        }
+        Ok(())
+    }
+
+    /// Runs `sql` (an UPDATE … RETURNING or SELECT of [`COLUMNS`]) and reads the first row.
+    async fn one(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Option<JobRecord>> {
+        let client = self.client().await?;
+        let rows = client
+            .query(sql, params)
+            .await
+            .map_err(db_error(&self.url))?;
+        rows.first().map(record).transpose()
+    }
+
+    async fn execute(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<u64> {
+        let client = self.client().await?;
+        client
+            .execute(sql, params)
+            .await
+            .map_err(db_error(&self.url))
+    }
+}
+
+/// SQL string literal for `s` (for the migration body inside a `DO` block).
+fn quote_literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+#[async_trait]
+impl JobStore for PostgresJobStore {
+    async fn submit(&self, spec: JobSpec) -> Result<JobRecord> {
+        let id = uuid::Uuid::new_v4().to_string();
+        let sql = format!(
+            "INSERT INTO caption_jobs (id, input, lang, status, created_ms, updated_ms)
+             VALUES ($1, $2, $3, 'IN_QUEUE', {NOW_MS}, {NOW_MS}) RETURNING {COLUMNS}"
+        );
+        self.one(&sql, &[&id, &spec.input, &spec.lang])
+            .await?
+            .ok_or_else(|| Error::Database {
+                path: redact(&self.url),
+                message: "insert returned no row".into(),
+            })
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<JobRecord>> {
+        self.one(
+            &format!("SELECT {COLUMNS} FROM caption_jobs WHERE id = $1"),
+            &[&id],
+        )
+        .await
+    }
+
+    async fn claim(&self, options: &ClaimOptions) -> Result<Option<JobRecord>> {
+        // Leases that ran out: their workers stalled or died. Back to the queue.
+        let requeued = self
+            .execute(
+                &format!(
+                    "UPDATE caption_jobs SET status = 'IN_QUEUE', worker = NULL, lease_until_ms = NULL,
+                            progress = 0, updated_ms = {NOW_MS}
+                     WHERE status = 'IN_PROGRESS' AND lease_until_ms < {NOW_MS}"
+                ),
+                &[],
+            )
+            .await?;
+        if requeued > 0 {
+            tracing::warn!(requeued, "leases expired; jobs queued again");
+        }
+        let max_attempts = i32::try_from(options.max_attempts).unwrap_or(i32::MAX);
+        let exhausted = format!(
+            "UPDATE caption_jobs SET status = 'FAILED', error_code = 'retries_exhausted',
+                    error_message = 'the job was interrupted ' || attempts || ' times (worker crash or restart) and is not retried again',
+                    updated_ms = {NOW_MS}
+             WHERE status = 'IN_QUEUE' AND attempts >= $1"
+        );
+        self.execute(&exhausted, &[&max_attempts]).await?;
+        let claim = format!(
+            "UPDATE caption_jobs SET status = 'IN_PROGRESS', attempts = attempts + 1, worker = $1,
+                    lease_until_ms = {NOW_MS} + $2, updated_ms = {NOW_MS}
+             WHERE id = (SELECT id FROM caption_jobs WHERE status = 'IN_QUEUE' AND attempts < $3
+                         ORDER BY position FOR UPDATE SKIP LOCKED LIMIT 1)
+             RETURNING {COLUMNS}"
+        );
+        self.one(
+            &claim,
+            &[&options.worker, &lease_ms(options.lease), &max_attempts],
+        )
+        .await
+    }
+
+    async fn heartbeat(
+        &self,
+        id: &str,
+        worker: &str,
+        progress: u8,
+        lease: Duration,
+    ) -> Result<bool> {
+        let sql = format!(
+            "UPDATE caption_jobs SET progress = $3, lease_until_ms = {NOW_MS} + $4, updated_ms = {NOW_MS}
+             WHERE id = $1 AND worker = $2 AND status = 'IN_PROGRESS' AND lease_until_ms >= {NOW_MS}"
+        );
+        let progress = i16::from(progress.min(100));
+        Ok(self
+            .execute(&sql, &[&id, &worker, &progress, &lease_ms(lease)])
+            .await?
+            == 1)
+    }
+
+    async fn complete(&self, id: &str, worker: &str, words: Vec<Word>) -> Result<bool> {
+        let words = serde_json::to_string(&words).map_err(|e| Error::Corrupt {
+            job_id: id.to_owned(),
+            message: e.to_string(),
+        })?;
+        let sql = format!(
+            "UPDATE caption_jobs SET status = 'COMPLETED', progress = 100, words = $3::text::jsonb,
+                    error_code = NULL, error_message = NULL, worker = NULL, lease_until_ms = NULL, updated_ms = {NOW_MS}
+             WHERE id = $1 AND worker = $2 AND status = 'IN_PROGRESS' AND lease_until_ms >= {NOW_MS}"
+        );
+        Ok(self.execute(&sql, &[&id, &worker, &words]).await? == 1)
+    }
+
+    async fn fail(&self, id: &str, worker: &str, error: JobError) -> Result<bool> {
+        let sql = format!(
+            "UPDATE caption_jobs SET status = 'FAILED', error_code = $3, error_message = $4,
+                    worker = NULL, lease_until_ms = NULL, updated_ms = {NOW_MS}
+             WHERE id = $1 AND worker = $2 AND status = 'IN_PROGRESS' AND lease_until_ms >= {NOW_MS}"
+        );
+        Ok(self
+            .execute(&sql, &[&id, &worker, &error.code, &error.message])
+            .await?
+            == 1)
+    }
+
+    async fn release_all(&self, worker_prefix: &str) -> Result<usize> {
+        let sql = format!(
+            "UPDATE caption_jobs SET status = 'IN_QUEUE', worker = NULL, lease_until_ms = NULL,
+                    progress = 0, updated_ms = {NOW_MS}
+             WHERE status = 'IN_PROGRESS' AND starts_with(worker, $1)"
+        );
+        Ok(usize::try_from(self.execute(&sql, &[&worker_prefix]).await?).unwrap_or(usize::MAX))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(
+            super::redact("postgres://u:secret@h:5432/db"),
+            "postgres://u:***@h:5432/db"
+        );
+        assert_eq!(super::redact("postgres://h/db"), "postgres://h/db");
+    }
+}
