@@ -1,8 +1,24 @@
 //! The caption engine's HTTP adapter (axum).
 //!
-//! So far: the storage routes that local storage's upload descriptors and download links
-//! point at ([`storage_router`]).
+//! [`router`] maps the interface's seven endpoints under `/v1` onto an
+//! [`Engine`](caption_engine::Engine), behind an `x-api-key` check ([`ApiKeys`], constant
+//! time), with `{"error": {"code", "message"}}` bodies for every failure ([`ApiError`]), plus
+//! `/v1/openapi.json` ([`openapi`]), `/healthz` and, for local storage, the signed upload and
+//! download routes ([`storage_router`]). [`serve`] runs it all from a [`ServiceConfig`] (one
+//! TOML file plus `CAPTIONS_*` environment overrides) with graceful shutdown.
 
+mod api;
+mod auth;
+mod config;
+mod error;
+mod openapi;
+mod server;
 mod storage_routes;
 
+pub use api::{AppState, router};
+pub use auth::ApiKeys;
+pub use config::{S3Config, ServiceConfig, StorageKind};
+pub use error::{ApiError, Error, FieldProblem, Result};
+pub use openapi::openapi;
+pub use server::{Server, serve};
 pub use storage_routes::{StorageRoutes, storage_router};

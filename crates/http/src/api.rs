@@ -1,0 +1,345 @@
+//! The seven endpoints. Handlers only translate: HTTP in, engine call, HTTP out; every rule
+//! lives in the engine and in `caption-core`'s validators.
+
+use std::collections::HashMap;
+
+use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
+use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Request, State};
+use axum::http::{StatusCode, header};
+use axum::routing::{get, post};
+use axum::{Json, Router, middleware};
+use bytes::Bytes;
+use caption_core::{
+    CreateJobResponse, GenerateResponse, Template, TemplateSummary, TranscriptResult,
+    UploadDescriptor, ValidationErrors, parse_generate_request, parse_transcript_request,
+};
+use caption_engine::Engine;
+use caption_store::LocalAuthority;
+use serde_json::Value;
+
+use crate::auth::{ApiKeys, require_api_key};
+use crate::storage_routes::{StorageRoutes, storage_router};
+use crate::{ApiError, openapi};
+
+/// Longest file name `/signedUrl` takes (the key keeps at most 100 characters of it).
+const MAX_FILE_NAME_CHARS: usize = 1024;
+
+/// What the routes share: the engine, the accepted keys and the limits.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    engine: Engine,
+    keys: ApiKeys,
+    local: Option<LocalAuthority>,
+    max_body_bytes: usize,
+}
+
+impl AppState {
+    /// Routes over `engine`, open to holders of `keys`; JSON bodies up to 64 MiB.
+    pub fn new(engine: Engine, keys: ApiKeys) -> Self {
+        Self {
+            engine,
+            keys,
+            local: None,
+            max_body_bytes: 64 * 1024 * 1024,
+        }
+    }
+
+    /// Also serves local storage's upload and download routes, signed by `authority`
+    /// (needed when the engine's storage is local; S3 serves its own).
+    pub fn with_local_storage(mut self, authority: LocalAuthority) -> Self {
+        self.local = Some(authority);
+        self
+    }
+
+    /// Largest JSON request body; larger ones get 413.
+    pub fn with_max_body_bytes(mut self, max_body_bytes: usize) -> Self {
+        self.max_body_bytes = max_body_bytes;
+        self
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+}
+
+/// The whole service: the seven endpoints under `/v1` (x-api-key), `/v1/openapi.json`,
+/// `/healthz` and, for local storage, the signed upload and download routes. Every error,
+/// unknown paths included, is a JSON body.
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/v1/transcript", post(create_transcript))
+        .route("/v1/transcript/{jobId}", get(get_transcript))
+        .route("/v1/generate", post(generate))
+        .route("/v1/templates", get(list_templates))
+        .route("/v1/templates/{templateId}", get(get_template))
+        .route("/v1/signedUrl", get(signed_url))
+        .route("/v1/fonts", get(list_fonts))
+        .route_layer(middleware::from_fn_with_state(
+            state.keys.clone(),
+            require_api_key,
+        ))
+        .layer(DefaultBodyLimit::max(state.max_body_bytes))
+        .with_state(state.clone());
+    // Serialised once: the document never changes while the process runs.
+    let document = Bytes::from(openapi().to_pretty_json().unwrap_or_default());
+    let mut app = Router::new()
+        .route(
+            "/v1/openapi.json",
+            get(move || async move {
+                (
+                    [(header::CONTENT_TYPE, "application/json")],
+                    document.clone(),
+                )
+            }),
+        )
+        .route("/healthz", get(healthz))
+        .merge(api);
+    if let Some(authority) = state.local {
+        app = app.merge(storage_router(StorageRoutes {
+            storage: state.engine.storage().clone(),
+            authority,
+        }));
+    }
+    app.fallback(|| async { ApiError::not_found_route() })
+        .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
+}
+
+async fn healthz() -> Json<Value> {
+    Json(serde_json::json!({ "status": "ok" }))
+}
+
+/// A JSON body as a loose value, for the validators to walk; 400 when it does not parse,
+/// 413 when it is over the limit.
+pub(crate) struct JsonBody(Value);
+
+impl FromRequest<AppState> for JsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        let bytes =
+            Bytes::from_request(request, state)
+                .await
+                .map_err(|rejection: BytesRejection| {
+                    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                        ApiError::too_large(state.max_body_bytes)
+                    } else {
+                        ApiError::new(
+                            StatusCode::BAD_REQUEST,
+                            "bad_request",
+                            "the request body could not be read",
+                        )
+                    }
+                })?;
+        serde_json::from_slice(&bytes)
+            .map(JsonBody)
+            .map_err(ApiError::malformed_json)
+    }
+}
+
+/// A path parameter; a malformed one (bad percent-encoding) is a JSON 400.
+#[derive(FromRequestParts)]
+#[from_request(via(axum::extract::Path), rejection(ApiError))]
+pub(crate) struct PathParam<T>(T);
+
+impl From<PathRejection> for ApiError {
+    fn from(rejection: PathRejection) -> Self {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            rejection.body_text(),
+        )
+    }
+}
+
+/// Query parameters; a malformed query string is a JSON 400.
+#[derive(FromRequestParts)]
+#[from_request(via(axum::extract::Query), rejection(ApiError))]
+pub(crate) struct QueryParams<T>(T);
+
+impl From<QueryRejection> for ApiError {
+    fn from(rejection: QueryRejection) -> Self {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            rejection.body_text(),
+        )
+    }
+}
+
+/// The first of `names` present in the query, empty values counting as absent.
+fn first_param<'q>(query: &'q HashMap<String, String>, names: &[&str]) -> Option<&'q str> {
+    names
+        .iter()
+        .find_map(|name| query.get(*name))
+        .map(String::as_str)
+        .filter(|v| !v.is_empty())
+}
+
+#[utoipa::path(
+    post, path = "/v1/transcript", tag = "captions",
+    summary = "Queue the transcription of an uploaded file",
+    request_body = openapi::TranscriptRequestSchema,
+    responses(
+        (status = 200, description = "The job was queued", body = openapi::CreateJobResponseSchema),
+        (status = 400, description = "Malformed JSON", body = openapi::ErrorBodySchema),
+        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
+        (status = 404, description = "No uploaded file with that identifier", body = openapi::ErrorBodySchema),
+        (status = 413, description = "Body too large", body = openapi::ErrorBodySchema),
+        (status = 422, description = "A field breaks a rule", body = openapi::ErrorBodySchema),
+        (status = 503, description = "Storage unavailable", body = openapi::ErrorBodySchema),
+    ),
+    security(("api_key" = []))
+)]
+pub(crate) async fn create_transcript(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<CreateJobResponse>, ApiError> {
+    let request = parse_transcript_request(&body).map_err(|e| ApiError::invalid(&e))?;
+    let job_id = state
+        .engine
+        .submit_transcription(&request.input, &request.lang)
+        .await?;
+    Ok(Json(CreateJobResponse { job_id }))
+}
+
+#[utoipa::path(
+    get, path = "/v1/transcript/{jobId}", tag = "captions",
+    summary = "A transcription job's status, and its words once COMPLETED",
+    params(("jobId" = String, Path, description = "The job_id from POST /transcript")),
+    responses(
+        (status = 200, description = "The job", body = openapi::TranscriptResultSchema),
+        (status = 400, description = "Malformed path", body = openapi::ErrorBodySchema),
+        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
+        (status = 404, description = "No such job", body = openapi::ErrorBodySchema),
+    ),
+    security(("api_key" = []))
+)]
+pub(crate) async fn get_transcript(
+    State(state): State<AppState>,
+    PathParam(job_id): PathParam<String>,
+) -> Result<Json<TranscriptResult>, ApiError> {
+    Ok(Json(state.engine.transcription(&job_id).await?))
+}
+
+#[utoipa::path(
+    post, path = "/v1/generate", tag = "captions",
+    summary = "Burn captions into an uploaded video; returns a download link",
+    request_body = openapi::GenerateRequestSchema,
+    responses(
+        (status = 200, description = "The captioned video is stored", body = openapi::GenerateResponseSchema),
+        (status = 400, description = "Malformed JSON", body = openapi::ErrorBodySchema),
+        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
+        (status = 404, description = "No such file or template", body = openapi::ErrorBodySchema),
+        (status = 413, description = "Body too large", body = openapi::ErrorBodySchema),
+        (status = 422, description = "A field breaks a rule, or the file is not a usable video", body = openapi::ErrorBodySchema),
+        (status = 429, description = "Every generate slot is busy; retry later", body = openapi::ErrorBodySchema),
+        (status = 503, description = "Storage unavailable", body = openapi::ErrorBodySchema),
+    ),
+    security(("api_key" = []))
+)]
+pub(crate) async fn generate(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<GenerateResponse>, ApiError> {
+    let request = parse_generate_request(&body).map_err(|e| ApiError::invalid(&e))?;
+    Ok(Json(state.engine.generate(request).await?))
+}
+
+#[utoipa::path(
+    get, path = "/v1/templates", tag = "captions",
+    summary = "The caption style templates: id and name of each",
+    responses(
+        (status = 200, description = "Every template", body = Vec<openapi::TemplateSummarySchema>),
+        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
+    ),
+    security(("api_key" = []))
+)]
+pub(crate) async fn list_templates(State(state): State<AppState>) -> Json<Vec<TemplateSummary>> {
+    Json(state.engine.templates())
+}
+
+#[utoipa::path(
+    get, path = "/v1/templates/{templateId}", tag = "captions",
+    summary = "One template with its full config",
+    params(("templateId" = String, Path, description = "A template id from GET /templates")),
+    responses(
+        (status = 200, description = "The template", body = openapi::TemplateSchema),
+        (status = 400, description = "Malformed path", body = openapi::ErrorBodySchema),
+        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
+        (status = 404, description = "No such template", body = openapi::ErrorBodySchema),
+    ),
+    security(("api_key" = []))
+)]
+pub(crate) async fn get_template(
+    State(state): State<AppState>,
+    PathParam(template_id): PathParam<String>,
+) -> Result<Json<Template>, ApiError> {
+    Ok(Json(state.engine.template(&template_id)?))
+}
+
+#[utoipa::path(
+    get, path = "/v1/signedUrl", tag = "captions",
+    summary = "An upload descriptor: a file identifier, a URL and the form fields to POST",
+    params(
+        ("fileName" = String, Query, description = "Name of the file to upload (`filename` and `name` are accepted too)"),
+    ),
+    responses(
+        (status = 200, description = "POST the fields, then the file (last), as multipart/form-data to url", body = openapi::UploadDescriptorSchema),
+        (status = 400, description = "Malformed query", body = openapi::ErrorBodySchema),
+        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
+        (status = 422, description = "No file name", body = openapi::ErrorBodySchema),
+        (status = 503, description = "Storage unavailable", body = openapi::ErrorBodySchema),
+    ),
+    security(("api_key" = []))
+)]
+pub(crate) async fn signed_url(
+    State(state): State<AppState>,
+    QueryParams(query): QueryParams<HashMap<String, String>>,
+) -> Result<Json<UploadDescriptor>, ApiError> {
+    let name = first_param(&query, &["fileName", "filename", "name"]).ok_or_else(|| {
+        ApiError::invalid(&ValidationErrors::one(
+            "fileName",
+            "is required (the name of the file to upload)",
+        ))
+    })?;
+    if name.chars().count() > MAX_FILE_NAME_CHARS {
+        return Err(ApiError::invalid(&ValidationErrors::one(
+            "fileName",
+            format!("must be at most {MAX_FILE_NAME_CHARS} characters"),
+        )));
+    }
+    let descriptor = state
+        .engine
+        .storage()
+        .upload_descriptor(name)
+        .await
+        .map_err(caption_engine::Error::from)?;
+    Ok(Json(descriptor))
+}
+
+#[utoipa::path(
+    get, path = "/v1/fonts", tag = "captions",
+    summary = "Installed font families, optionally only those covering a language",
+    params(
+        ("lang" = Option<String>, Query, description = "ISO 639-1 code (`en`) or tag (`zh-cn`); `language` is accepted too. Without it, every font."),
+    ),
+    responses(
+        (status = 200, description = "Font family names", body = Vec<String>),
+        (status = 400, description = "Malformed query", body = openapi::ErrorBodySchema),
+        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
+        (status = 422, description = "Unknown language code", body = openapi::ErrorBodySchema),
+    ),
+    security(("api_key" = []))
+)]
+pub(crate) async fn list_fonts(
+    State(state): State<AppState>,
+    QueryParams(query): QueryParams<HashMap<String, String>>,
+) -> Result<Json<Vec<String>>, ApiError> {
+    let lang = first_param(&query, &["lang", "language"]).map(str::to_owned);
+    // Font discovery reads fontconfig's caches from disk.
+    let engine = state.engine.clone();
+    let fonts = tokio::task::spawn_blocking(move || engine.fonts(lang.as_deref()))
+        .await
+        .map_err(|e| caption_engine::Error::Internal(format!("font listing task: {e}")))??;
+    Ok(Json(fonts))
+}

@@ -1,0 +1,252 @@
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use caption_core::ValidationErrors;
+use serde::Serialize;
+
+/// Why the service could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    #[error("configuration: {0}")]
+    Config(String),
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Engine(#[from] caption_engine::Error),
+    #[error(transparent)]
+    Storage(#[from] caption_store::Error),
+    #[error(transparent)]
+    Jobs(#[from] caption_jobs::Error),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// One problem of a 422: the field's path and the rule it breaks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldProblem {
+    pub path: String,
+    pub rule: String,
+}
+
+/// A failed request, as the client sees it: a status and
+/// `{"error": {"code", "message", "details"?}}`. Every handler error becomes one of these,
+/// and this is the one place that turns them into responses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+    /// Every problem of a 422, in document order.
+    pub details: Vec<FieldProblem>,
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    error: Detail<'a>,
+}
+
+#[derive(Serialize)]
+struct Detail<'a> {
+    code: &'a str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    details: &'a [FieldProblem],
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            code,
+            message: message.into(),
+            details: Vec::new(),
+        }
+    }
+
+    pub fn unauthorized() -> Self {
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "a valid API key is required in the x-api-key header",
+        )
+    }
+
+    pub fn malformed_json(reason: impl std::fmt::Display) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+            format!("the request body is not valid JSON: {reason}"),
+        )
+    }
+
+    pub fn too_large(limit_bytes: usize) -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!("the request body is larger than {limit_bytes} bytes"),
+        )
+    }
+
+    pub fn not_found_route() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
+    }
+
+    pub fn method_not_allowed() -> Self {
+        Self::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            "this endpoint does not take that method",
+        )
+    }
+
+    /// A 422 listing every problem; the message names each path and rule.
+    pub fn invalid(errors: &ValidationErrors) -> Self {
+        let details: Vec<FieldProblem> = errors
+            .iter()
+            .map(|e| FieldProblem {
+                path: e.path.clone(),
+                rule: e.rule.clone(),
+            })
+            .collect();
+        let message = if details.is_empty() {
+            "the request is invalid".to_owned()
+        } else {
+            details
+                .iter()
+                .map(|p| format!("{}: {}", p.path, p.rule))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        Self {
+            status: StatusCode::UNPROCESSABLE_ENTITY,
+            code: "invalid_request",
+            message,
+            details,
+        }
+    }
+
+    fn internal() -> Self {
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the server could not complete the request",
+        )
+    }
+}
+
+impl From<caption_engine::Error> for ApiError {
+    fn from(error: caption_engine::Error) -> Self {
+        use caption_engine::Error as E;
+        let status = match &error {
+            E::Invalid(errors) => return Self::invalid(errors),
+            E::NotFound { .. } => StatusCode::NOT_FOUND,
+            E::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
+            // The object store is unreachable or failing: the request may work later.
+            E::Storage(caption_store::Error::Backend { .. }) => {
+                tracing::error!(%error, "storage backend failed");
+                return Self::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "unavailable",
+                    "storage is unavailable; retry later",
+                );
+            }
+            E::Storage(caption_store::Error::NotFound { .. }) => StatusCode::NOT_FOUND,
+            _ => match error.code() {
+                // The caller's file is not usable media, or asks for what the model lacks.
+                "no_audio"
+                | "no_video"
+                | "not_a_video"
+                | "unreadable_input"
+                | "unsupported_language" => StatusCode::UNPROCESSABLE_ENTITY,
+                "model_missing" | "cancelled" => StatusCode::SERVICE_UNAVAILABLE,
+                _ => {
+                    tracing::error!(%error, "request failed");
+                    return Self::internal();
+                }
+            },
+        };
+        let code = match error.code() {
+            "input_not_found" => "not_found",
+            other => other,
+        };
+        // `public_message` keeps internals (paths, backend details) out.
+        Self::new(status, code, error.public_message())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = Body {
+            error: Detail {
+                code: self.code,
+                message: &self.message,
+                details: &self.details,
+            },
+        };
+        let mut response = (self.status, axum::Json(body)).into_response();
+        if self.status == StatusCode::TOO_MANY_REQUESTS {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+        }
+        response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "test code")]
+
+    use super::*;
+
+    #[test]
+    fn internal_failures_hide_their_details() {
+        let e = ApiError::from(caption_engine::Error::Internal(
+            "/var/lib/captions/tmp/x: disk on fire".into(),
+        ));
+        assert_eq!(e.status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(!e.message.contains("/var"), "{}", e.message);
+        let e = ApiError::from(caption_engine::Error::Io {
+            context: "writing /secret/path".into(),
+            source: std::io::Error::other("x"),
+        });
+        assert_eq!(e.status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(!e.message.contains("/secret"));
+    }
+
+    #[test]
+    fn storage_backend_failures_are_503_without_details() {
+        let e = ApiError::from(caption_engine::Error::Storage(
+            caption_store::Error::Backend {
+                key: "uploads/x".into(),
+                source: "connection refused to 10.0.0.7:9000".into(),
+            },
+        ));
+        assert_eq!(e.status, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(!e.message.contains("10.0.0.7"));
+    }
+
+    #[test]
+    fn busy_is_429_with_retry_after() {
+        let response =
+            ApiError::from(caption_engine::Error::Busy("slots busy".into())).into_response();
+        assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(response.headers()[header::RETRY_AFTER], "5");
+    }
+
+    #[test]
+    fn a_422_lists_every_problem() {
+        let mut errors = ValidationErrors::one("input", "is required");
+        errors.push("words[0].end", "must not be before start");
+        let e = ApiError::invalid(&errors);
+        assert_eq!(e.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(
+            e.message,
+            "input: is required; words[0].end: must not be before start"
+        );
+        assert_eq!(e.details.len(), 2);
+    }
+}

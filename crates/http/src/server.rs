@@ -1,0 +1,115 @@
+//! Running the service: storage, jobs, engine, workers, the listener, graceful shutdown.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use caption_engine::Engine;
+use caption_jobs::EmbeddedJobStore;
+use caption_store::open_storage;
+use tokio::net::TcpListener;
+
+use crate::{ApiKeys, AppState, Error, Result, ServiceConfig, router};
+
+/// A bound, ready service: [`Server::bind`] opens everything and takes the port, so a caller
+/// can print the address before [`Server::run`] starts answering.
+#[derive(Debug)]
+pub struct Server {
+    listener: TcpListener,
+    local_addr: SocketAddr,
+    public_url: String,
+    state: AppState,
+}
+
+impl Server {
+    /// Binds `config.bind`, opens storage and the job store, builds the engine. Refuses to
+    /// start without an API key: an open service would let anyone burn CPU and fill disks.
+    pub async fn bind(config: ServiceConfig) -> Result<Self> {
+        let keys = ApiKeys::new(config.resolve_api_keys()?);
+        if keys.is_empty() {
+            return Err(Error::Config(
+                "no API key: set api_keys or api_key_file (CAPTIONS_API_KEYS, CAPTIONS_API_KEY_FILE)"
+                    .to_owned(),
+            ));
+        }
+        std::fs::create_dir_all(&config.data_dir).map_err(|source| Error::Io {
+            context: format!("creating the data folder {}", config.data_dir.display()),
+            source,
+        })?;
+        let listener = TcpListener::bind(config.bind)
+            .await
+            .map_err(|source| Error::Io {
+                context: format!("listening on {}", config.bind),
+                source,
+            })?;
+        let local_addr = listener.local_addr().map_err(|source| Error::Io {
+            context: "reading the bound address".to_owned(),
+            source,
+        })?;
+        let public_url = config
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{local_addr}"))
+            .trim_end_matches('/')
+            .to_owned();
+        let opened = open_storage(&config.storage_options(&public_url))?;
+        let jobs = Arc::new(EmbeddedJobStore::open(config.data_dir.join("jobs.redb"))?);
+        let engine = Engine::new(config.engine_options(), opened.storage, jobs)?;
+        let mut state = AppState::new(engine, keys).with_max_body_bytes(config.max_body_bytes);
+        if let Some(authority) = opened.local {
+            state = state.with_local_storage(authority);
+        }
+        tracing::info!(?config, %local_addr, %public_url, "service ready");
+        Ok(Self {
+            listener,
+            local_addr,
+            public_url,
+            state,
+        })
+    }
+
+    /// The address actually bound (useful with port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The origin put in local upload and download links.
+    pub fn public_url(&self) -> &str {
+        &self.public_url
+    }
+
+    pub fn engine(&self) -> &Engine {
+        self.state.engine()
+    }
+
+    /// Starts the transcription workers and answers requests until `shutdown` completes; then
+    /// stops accepting, lets in-flight requests finish and stops the workers (each finishes
+    /// or hands back its job, which stays persisted).
+    pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<()> {
+        // One process owns the embedded store, so jobs left IN_PROGRESS by a previous run
+        // of this process can be queued again at once.
+        let workers = self.state.engine().spawn_workers(true).await?;
+        let app = router(self.state);
+        let served = axum::serve(self.listener, app)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                tracing::info!("shutting down: finishing requests in flight");
+            })
+            .await;
+        tracing::info!("stopping transcription workers");
+        workers.shutdown().await;
+        tracing::info!("stopped");
+        served.map_err(|source| Error::Io {
+            context: "serving HTTP".to_owned(),
+            source,
+        })
+    }
+}
+
+/// Serves `config` until `shutdown` completes (see [`Server::run`]).
+pub async fn serve(
+    config: ServiceConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<()> {
+    Server::bind(config).await?.run(shutdown).await
+}

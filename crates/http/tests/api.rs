@@ -1,0 +1,706 @@
+//! The router in-process (tower `oneshot`): each endpoint's success and each error status, over
+//! a real engine with local storage, the embedded job store and ffmpeg-made media.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body, to_bytes};
+use axum::http::{Method, Request, StatusCode, header};
+use caption_core::Word;
+use caption_engine::{Engine, EngineOptions};
+use caption_http::{ApiKeys, AppState, router};
+use caption_jobs::{ClaimOptions, EmbeddedJobStore, JobStore};
+use caption_store::{LocalAuthority, StorageOptions, open_storage};
+use serde_json::{Value, json};
+use tower::ServiceExt as _;
+
+const KEY: &str = "test-key-0123456789";
+
+struct Harness {
+    app: Router,
+    jobs: Arc<EmbeddedJobStore>,
+    _dir: tempfile::TempDir,
+}
+
+fn harness_with(generate_slots: usize, max_body_bytes: usize) -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let opened = open_storage(&StorageOptions::local(
+        dir.path().join("storage"),
+        "http://captions.test",
+    ))
+    .unwrap();
+    let jobs = Arc::new(EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap());
+    let options = EngineOptions {
+        data_dir: dir.path().to_owned(),
+        model: "tiny.en".into(),
+        generate_slots,
+        ..EngineOptions::default()
+    };
+    let engine = Engine::new(options, opened.storage, jobs.clone()).unwrap();
+    let authority: LocalAuthority = opened.local.unwrap();
+    let state = AppState::new(engine, ApiKeys::new([KEY, "second-key"]))
+        .with_local_storage(authority)
+        .with_max_body_bytes(max_body_bytes);
+    Harness {
+        app: router(state),
+        jobs,
+        _dir: dir,
+    }
+}
+
+fn harness() -> Harness {
+    harness_with(2, 1024 * 1024)
+}
+
+fn request(method: Method, uri: &str, key: Option<&str>, body: Option<Vec<u8>>) -> Request<Body> {
+    let mut builder = Request::builder().method(method).uri(uri);
+    if let Some(key) = key {
+        builder = builder.header("x-api-key", key);
+    }
+    match body {
+        Some(bytes) => builder
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(bytes))
+            .unwrap(),
+        None => builder.body(Body::empty()).unwrap(),
+    }
+}
+
+struct Reply {
+    status: StatusCode,
+    headers: axum::http::HeaderMap,
+    bytes: Vec<u8>,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.bytes)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.bytes)))
+    }
+
+    /// Asserts the JSON error shape and returns its code.
+    fn error_code(&self) -> String {
+        let body = self.json();
+        let error = &body["error"];
+        assert!(
+            error["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{body}"
+        );
+        error["code"].as_str().unwrap().to_owned()
+    }
+}
+
+async fn send(app: &Router, request: Request<Body>) -> Reply {
+    let response = app.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let bytes = to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap()
+        .to_vec();
+    Reply {
+        status,
+        headers,
+        bytes,
+    }
+}
+
+async fn get(app: &Router, uri: &str) -> Reply {
+    send(app, request(Method::GET, uri, Some(KEY), None)).await
+}
+
+async fn post_json(app: &Router, uri: &str, body: &Value) -> Reply {
+    send(
+        app,
+        request(
+            Method::POST,
+            uri,
+            Some(KEY),
+            Some(body.to_string().into_bytes()),
+        ),
+    )
+    .await
+}
+
+fn ffmpeg(args: &[&str]) {
+    let out = Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-y"])
+        .args(args)
+        .output()
+        .expect("ffmpeg must be installed");
+    assert!(
+        out.status.success(),
+        "ffmpeg {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A short video with a tone: enough for generate, quick to burn.
+fn make_clip(path: &Path, seconds: u32) {
+    let duration = seconds.to_string();
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "color=c=gray:s=320x240:r=25",
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=frequency=440:sample_rate=16000",
+        "-t",
+        &duration,
+        "-c:v",
+        "libx264",
+        "-pix_fmt",
+        "yuv420p",
+        "-c:a",
+        "aac",
+        "-shortest",
+        path.to_str().unwrap(),
+    ]);
+}
+
+/// A browser-style multipart form: the descriptor's fields, then the file last.
+fn multipart_form(fields: &serde_json::Map<String, Value>, file: &[u8]) -> (String, Vec<u8>) {
+    let boundary = "caption-test-boundary-7f3a";
+    let mut body = Vec::new();
+    for (name, value) in fields {
+        body.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{}\r\n",
+                value.as_str().unwrap()
+            )
+            .as_bytes(),
+        );
+    }
+    body.extend_from_slice(
+        format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"clip.mp4\"\r\nContent-Type: video/mp4\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    body.extend_from_slice(file);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+/// Gets a descriptor and uploads `file` through the local upload route; returns the `file` id.
+async fn upload(app: &Router, file: &[u8]) -> String {
+    let descriptor = get(app, "/v1/signedUrl?fileName=clip.mp4").await;
+    assert_eq!(descriptor.status, StatusCode::OK);
+    let descriptor = descriptor.json();
+    let url = descriptor["url"].as_str().unwrap();
+    let path = url.strip_prefix("http://captions.test").unwrap();
+    let (content_type, body) = multipart_form(descriptor["fields"].as_object().unwrap(), file);
+    let reply = send(
+        app,
+        Request::builder()
+            .method(Method::POST)
+            .uri(path)
+            .header(header::CONTENT_TYPE, content_type)
+            .body(Body::from(body))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        reply.status,
+        StatusCode::NO_CONTENT,
+        "{}",
+        String::from_utf8_lossy(&reply.bytes)
+    );
+    descriptor["file"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn healthz_and_openapi_need_no_key() {
+    let h = harness();
+    let reply = send(&h.app, request(Method::GET, "/healthz", None, None)).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let reply = send(&h.app, request(Method::GET, "/v1/openapi.json", None, None)).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.headers[header::CONTENT_TYPE], "application/json");
+    let doc = reply.json();
+    for path in [
+        "/v1/transcript",
+        "/v1/transcript/{jobId}",
+        "/v1/generate",
+        "/v1/templates",
+        "/v1/templates/{templateId}",
+        "/v1/signedUrl",
+        "/v1/fonts",
+    ] {
+        assert!(doc["paths"][path].is_object(), "{path} missing");
+    }
+}
+
+#[tokio::test]
+async fn every_endpoint_refuses_a_missing_or_wrong_key() {
+    let h = harness();
+    let endpoints = [
+        (Method::POST, "/v1/transcript"),
+        (Method::GET, "/v1/transcript/some-job"),
+        (Method::POST, "/v1/generate"),
+        (Method::GET, "/v1/templates"),
+        (Method::GET, "/v1/templates/karaoke"),
+        (Method::GET, "/v1/signedUrl?fileName=a.mp4"),
+        (Method::GET, "/v1/fonts"),
+    ];
+    for (method, uri) in endpoints {
+        for key in [None, Some("wrong"), Some(""), Some("test-key-012345678")] {
+            let body = (method == Method::POST).then(|| b"{}".to_vec());
+            let reply = send(&h.app, request(method.clone(), uri, key, body)).await;
+            assert_eq!(
+                reply.status,
+                StatusCode::UNAUTHORIZED,
+                "{method} {uri} {key:?}"
+            );
+            assert_eq!(reply.error_code(), "unauthorized");
+        }
+    }
+    // Either configured key works.
+    let reply = send(
+        &h.app,
+        request(Method::GET, "/v1/templates", Some("second-key"), None),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn templates_list_and_one_template() {
+    let h = harness();
+    let list = get(&h.app, "/v1/templates").await;
+    assert_eq!(list.status, StatusCode::OK);
+    let list = list.json();
+    let items = list.as_array().unwrap();
+    assert!(items.len() >= 10);
+    for item in items {
+        let keys: Vec<&String> = item.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["id", "name"], "the list gives only id and name");
+    }
+    let id = items[0]["id"].as_str().unwrap();
+    let one = get(&h.app, &format!("/v1/templates/{id}")).await;
+    assert_eq!(one.status, StatusCode::OK);
+    let one = one.json();
+    assert_eq!(one["id"], id);
+    for field in [
+        "colors",
+        "modes",
+        "sizes",
+        "linesCount",
+        "wordsPerLineCount",
+        "wordHasBackground",
+        "wordHasPunctuation",
+        "wordHasShadow",
+        "wordHasCustomShadowColor",
+        "emojiAnimated",
+        "capitalizationType",
+    ] {
+        assert!(!one["config"][field].is_null(), "config.{field} missing");
+    }
+    let missing = get(&h.app, "/v1/templates/no-such-template").await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert_eq!(missing.error_code(), "not_found");
+}
+
+#[tokio::test]
+async fn fonts_all_or_by_language() {
+    let h = harness();
+    let all = get(&h.app, "/v1/fonts").await;
+    assert_eq!(all.status, StatusCode::OK);
+    let all: Vec<String> = serde_json::from_slice(&all.bytes).unwrap();
+    assert!(!all.is_empty());
+    let english = get(&h.app, "/v1/fonts?lang=en").await;
+    assert_eq!(english.status, StatusCode::OK);
+    let english: Vec<String> = serde_json::from_slice(&english.bytes).unwrap();
+    assert!(!english.is_empty() && english.len() <= all.len());
+    let alias = get(&h.app, "/v1/fonts?language=en").await;
+    assert_eq!(
+        serde_json::from_slice::<Vec<String>>(&alias.bytes).unwrap(),
+        english
+    );
+    let bad = get(&h.app, "/v1/fonts?lang=not-a-language").await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(bad.error_code(), "invalid_request");
+}
+
+#[tokio::test]
+async fn signed_url_takes_three_parameter_names() {
+    let h = harness();
+    for query in ["fileName=clip.mp4", "filename=clip.mp4", "name=clip.mp4"] {
+        let reply = get(&h.app, &format!("/v1/signedUrl?{query}")).await;
+        assert_eq!(reply.status, StatusCode::OK, "{query}");
+        let d = reply.json();
+        assert!(d["file"].as_str().unwrap().ends_with("/clip.mp4"));
+        assert_eq!(d["url"], "http://captions.test/v1/storage/upload");
+        for field in [
+            "key",
+            "bucket",
+            "Policy",
+            "X-Amz-Algorithm",
+            "X-Amz-Credential",
+            "X-Amz-Date",
+            "X-Amz-Signature",
+        ] {
+            assert!(d["fields"][field].is_string(), "fields.{field}");
+        }
+        assert_eq!(d["fields"]["key"], d["file"]);
+    }
+    let missing = get(&h.app, "/v1/signedUrl").await;
+    assert_eq!(missing.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(missing.json()["error"]["details"][0]["path"], "fileName");
+    let too_long = get(
+        &h.app,
+        &format!("/v1/signedUrl?fileName={}", "a".repeat(1025)),
+    )
+    .await;
+    assert_eq!(too_long.status, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+#[tokio::test]
+async fn transcript_jobs_are_created_and_read() {
+    let h = harness();
+    let dir = tempfile::tempdir().unwrap();
+    let clip = dir.path().join("clip.mp4");
+    make_clip(&clip, 1);
+    let file = upload(&h.app, &std::fs::read(&clip).unwrap()).await;
+
+    let created = post_json(
+        &h.app,
+        "/v1/transcript",
+        &json!({"input": file, "lang": "en"}),
+    )
+    .await;
+    assert_eq!(created.status, StatusCode::OK);
+    let job_id = created.json()["job_id"].as_str().unwrap().to_owned();
+
+    let queued = get(&h.app, &format!("/v1/transcript/{job_id}")).await;
+    assert_eq!(queued.status, StatusCode::OK);
+    let queued = queued.json();
+    assert_eq!(queued["status"], "IN_QUEUE");
+    assert!(queued["words"].is_null());
+
+    // Work the job through the store as a worker would.
+    let claim = ClaimOptions {
+        worker: "test-worker".into(),
+        lease: std::time::Duration::from_secs(60),
+        max_attempts: 3,
+    };
+    let job = h.jobs.claim(&claim).await.unwrap().unwrap();
+    assert_eq!(job.id, job_id);
+    let running = get(&h.app, &format!("/v1/transcript/{job_id}"))
+        .await
+        .json();
+    assert_eq!(running["status"], "IN_PROGRESS");
+    let words = vec![Word::new(0.1, 0.5, "hello"), Word::new(0.6, 0.9, "world")];
+    assert!(
+        h.jobs
+            .complete(&job_id, "test-worker", words)
+            .await
+            .unwrap()
+    );
+    let done = get(&h.app, &format!("/v1/transcript/{job_id}"))
+        .await
+        .json();
+    assert_eq!(done["status"], "COMPLETED");
+    assert_eq!(done["words"][1]["punctuated_word"], "world");
+    assert_eq!(done["words"][0]["start"], 0.1);
+
+    // `lang` is optional.
+    let default_lang = post_json(&h.app, "/v1/transcript", &json!({"input": file})).await;
+    assert_eq!(default_lang.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn transcript_errors() {
+    let h = harness_with(2, 1024);
+    let malformed = send(
+        &h.app,
+        request(
+            Method::POST,
+            "/v1/transcript",
+            Some(KEY),
+            Some(b"{\"input\": ".to_vec()),
+        ),
+    )
+    .await;
+    assert_eq!(malformed.status, StatusCode::BAD_REQUEST);
+    assert_eq!(malformed.error_code(), "malformed_json");
+
+    let invalid = post_json(&h.app, "/v1/transcript", &json!({"lang": "english"})).await;
+    assert_eq!(invalid.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let body = invalid.json();
+    let paths: Vec<&str> = body["error"]["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["input", "lang"]);
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("input:") && message.contains("lang:"),
+        "{message}"
+    );
+
+    let not_english = post_json(
+        &h.app,
+        "/v1/transcript",
+        &json!({"input": "uploads/x/clip.mp4", "lang": "de"}),
+    )
+    .await;
+    assert_eq!(not_english.status, StatusCode::UNPROCESSABLE_ENTITY);
+
+    let unknown = post_json(
+        &h.app,
+        "/v1/transcript",
+        &json!({"input": "uploads/00000000-0000-0000-0000-000000000000/clip.mp4"}),
+    )
+    .await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    assert_eq!(unknown.error_code(), "not_found");
+
+    let bad_key = post_json(&h.app, "/v1/transcript", &json!({"input": "../etc/passwd"})).await;
+    assert_eq!(bad_key.status, StatusCode::UNPROCESSABLE_ENTITY);
+
+    let huge = json!({"input": "x".repeat(2000)});
+    let too_large = post_json(&h.app, "/v1/transcript", &huge).await;
+    assert_eq!(too_large.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(too_large.error_code(), "too_large");
+
+    let no_job = get(&h.app, "/v1/transcript/no-such-job").await;
+    assert_eq!(no_job.status, StatusCode::NOT_FOUND);
+    assert_eq!(no_job.error_code(), "not_found");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn generate_stores_a_captioned_video_behind_a_signed_link() {
+    let h = harness();
+    let dir = tempfile::tempdir().unwrap();
+    let clip = dir.path().join("clip.mp4");
+    make_clip(&clip, 1);
+    let file = upload(&h.app, &std::fs::read(&clip).unwrap()).await;
+    let template = get(&h.app, "/v1/templates/karaoke").await.json();
+    let request = json!({
+        "input": file,
+        "words": [
+            {"start": 0.1, "end": 0.5, "word": "hello", "punctuated_word": "Hello,"},
+            {"start": 0.5, "end": 0.9, "word": "world", "punctuated_word": "world!"}
+        ],
+        "config": template["config"],
+    });
+    let reply = post_json(&h.app, "/v1/generate", &request).await;
+    assert_eq!(
+        reply.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&reply.bytes)
+    );
+    let url = reply.json()["download_url"].as_str().unwrap().to_owned();
+    let path = url.strip_prefix("http://captions.test").unwrap();
+    let video = send(&h.app, request_without_key(path)).await;
+    assert_eq!(video.status, StatusCode::OK);
+    assert_eq!(video.headers[header::CONTENT_TYPE], "video/mp4");
+    assert_eq!(&video.bytes[4..8], b"ftyp", "an MP4 file");
+
+    // A tampered link is refused by the storage route.
+    let tampered = format!("{}0", &path[..path.len() - 1]);
+    let refused = send(&h.app, request_without_key(&tampered)).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+}
+
+fn request_without_key(uri: &str) -> Request<Body> {
+    request(Method::GET, uri, None, None)
+}
+
+#[tokio::test]
+async fn generate_errors() {
+    let h = harness();
+    let word = json!({"start": 0.0, "end": 0.5, "word": "a", "punctuated_word": "a"});
+    let invalid = post_json(
+        &h.app,
+        "/v1/generate",
+        &json!({
+            "input": "uploads/x/clip.mp4",
+            "words": [{"start": 2.0, "end": 1.0, "word": "a", "punctuated_word": "a"}],
+            "config": {"linesCount": 0, "colors": {"hilightColor": {"colors": [{"r": 300, "g": 0, "b": 0}]}},
+                       "modes": {"effectType": "EXPLODE"}}
+        }),
+    )
+    .await;
+    assert_eq!(invalid.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let body = invalid.json();
+    let details = body["error"]["details"].as_array().unwrap();
+    let paths: Vec<&str> = details
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    for expected in [
+        "words[0].end",
+        "config.linesCount",
+        "config.colors.hilightColor.colors[0].r",
+        "config.modes.effectType",
+    ] {
+        assert!(paths.contains(&expected), "{expected} not in {paths:?}");
+    }
+    let effect_rule = details
+        .iter()
+        .find(|d| d["path"] == "config.modes.effectType")
+        .unwrap()["rule"]
+        .as_str()
+        .unwrap();
+    assert!(
+        effect_rule.contains("TYPEWRITER"),
+        "lists the allowed values: {effect_rule}"
+    );
+
+    let unknown_file = post_json(
+        &h.app,
+        "/v1/generate",
+        &json!({"input": "uploads/00000000-0000-0000-0000-000000000000/a.mp4", "words": [word]}),
+    )
+    .await;
+    assert_eq!(unknown_file.status, StatusCode::NOT_FOUND);
+
+    let unknown_template = post_json(
+        &h.app,
+        "/v1/generate",
+        &json!({"input": "uploads/x/a.mp4", "words": [], "templateId": "nope"}),
+    )
+    .await;
+    assert_eq!(unknown_template.status, StatusCode::NOT_FOUND);
+
+    let not_json = send(
+        &h.app,
+        request(
+            Method::POST,
+            "/v1/generate",
+            Some(KEY),
+            Some(b"words=1".to_vec()),
+        ),
+    )
+    .await;
+    assert_eq!(not_json.status, StatusCode::BAD_REQUEST);
+
+    // A file that is not a video is the caller's problem, not a crash.
+    let file = upload(&h.app, b"this is not a video at all").await;
+    let not_video = post_json(
+        &h.app,
+        "/v1/generate",
+        &json!({"input": file, "words": [word]}),
+    )
+    .await;
+    assert_eq!(not_video.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(not_video.error_code(), "unreadable_input");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn generate_beyond_its_slots_is_429() {
+    let h = harness_with(1, 1024 * 1024);
+    let dir = tempfile::tempdir().unwrap();
+    let clip = dir.path().join("clip.mp4");
+    make_clip(&clip, 4);
+    let file = upload(&h.app, &std::fs::read(&clip).unwrap()).await;
+    let body = json!({
+        "input": file,
+        "words": [{"start": 0.1, "end": 3.0, "word": "long", "punctuated_word": "long"}],
+    });
+    // The first request holds the only slot for the whole burn; the others arrive meanwhile.
+    let (a, b, c) = tokio::join!(
+        post_json(&h.app, "/v1/generate", &body),
+        post_json(&h.app, "/v1/generate", &body),
+        post_json(&h.app, "/v1/generate", &body),
+    );
+    let mut statuses = [a.status, b.status, c.status];
+    statuses.sort();
+    assert_eq!(
+        statuses,
+        [
+            StatusCode::OK,
+            StatusCode::TOO_MANY_REQUESTS,
+            StatusCode::TOO_MANY_REQUESTS
+        ]
+    );
+    let busy = [a, b, c]
+        .into_iter()
+        .find(|r| r.status == StatusCode::TOO_MANY_REQUESTS)
+        .unwrap();
+    assert_eq!(busy.error_code(), "busy");
+    assert!(busy.headers.contains_key(header::RETRY_AFTER));
+}
+
+#[tokio::test]
+async fn unknown_paths_and_methods_answer_json() {
+    let h = harness();
+    let missing = get(&h.app, "/v1/nothing-here").await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert_eq!(missing.error_code(), "not_found");
+    let wrong_method = send(
+        &h.app,
+        request(Method::DELETE, "/v1/templates", Some(KEY), None),
+    )
+    .await;
+    assert_eq!(wrong_method.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(wrong_method.error_code(), "method_not_allowed");
+}
+
+#[tokio::test]
+async fn an_unreachable_store_is_503_without_internals() {
+    // A closed loopback port: every S3 request fails to connect.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = tempfile::tempdir().unwrap();
+    let options = StorageOptions {
+        backend: caption_store::StorageConfig::S3 {
+            endpoint: format!("http://127.0.0.1:{port}"),
+            bucket: "b".into(),
+            region: "us-east-1".into(),
+            access_key: "ak".into(),
+            secret_key: "sk".into(),
+            allow_http: true,
+        },
+        public_base_url: "http://captions.test".into(),
+        links: caption_store::LinkOptions::default(),
+    };
+    let opened = open_storage(&options).unwrap();
+    let jobs = Arc::new(EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap());
+    let engine = Engine::new(
+        EngineOptions {
+            data_dir: dir.path().to_owned(),
+            model: "tiny.en".into(),
+            ..EngineOptions::default()
+        },
+        opened.storage,
+        jobs,
+    )
+    .unwrap();
+    let app = router(AppState::new(engine, ApiKeys::new([KEY])));
+    let reply = post_json(
+        &app,
+        "/v1/transcript",
+        &json!({"input": "uploads/x/clip.mp4"}),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(reply.error_code(), "unavailable");
+    let text = String::from_utf8_lossy(&reply.bytes);
+    assert!(!text.contains("127.0.0.1"), "{text}");
+    // No local routes with S3: the bucket takes uploads itself.
+    let upload = send(
+        &app,
+        request(Method::POST, "/v1/storage/upload", None, None),
+    )
+    .await;
+    assert_eq!(upload.status, StatusCode::NOT_FOUND);
+}
