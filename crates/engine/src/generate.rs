@@ -16,8 +16,11 @@ use crate::{Engine, Error, Result};
 /// frame whose caption did not change costs two hash lookups.
 struct CaptionSource {
     renderer: CaptionRenderer,
-    converted: Mutex<HashMap<usize, (Arc<CaptionOverlay>, Arc<FrameOverlay>)>>,
+    converted: Mutex<HashMap<usize, Converted>>,
 }
+
+/// A caption overlay and the same pixels as the video pipeline's overlay.
+type Converted = (Arc<CaptionOverlay>, Arc<FrameOverlay>);
 
 /// Distinct overlays kept converted; a caption has a few states per word, so this covers
 /// minutes of video, and clearing it only costs re-conversion.

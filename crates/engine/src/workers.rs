@@ -126,10 +126,10 @@ impl Engine {
         match recorded {
             Ok(true) => tracing::info!(job_id = %job.id, ok = outcome.is_ok(), "job finished"),
             Ok(false) => {
-                tracing::warn!(job_id = %job.id, "job was taken over before it finished; result dropped")
+                tracing::warn!(job_id = %job.id, "job was taken over before it finished; result dropped");
             }
             Err(e) => {
-                tracing::error!(job_id = %job.id, error = %Error::from(e), "recording the job's end failed")
+                tracing::error!(job_id = %job.id, error = %Error::from(e), "recording the job's end failed");
             }
         }
     }
