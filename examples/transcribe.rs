@@ -5,11 +5,7 @@
 
 #![allow(clippy::print_stdout, reason = "an example program prints its result")]
 
-use std::sync::Arc;
-
 use caption_engine::{Engine, EngineOptions};
-use caption_jobs::EmbeddedJobStore;
-use caption_store::{LinkOptions, LocalStorage};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -18,21 +14,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let lang = args.next().unwrap_or_else(|| "auto".to_owned());
     let model = args.next().unwrap_or_else(|| "tiny.en".to_owned());
 
-    // Direct transcription needs no storage or jobs, but the engine is built over both; a
-    // scratch folder holds them.
+    // Direct transcription needs no storage or jobs; a scratch folder holds the local ones the
+    // engine is built over.
     let scratch = tempfile::tempdir()?;
-    let storage = LocalStorage::open(
-        &scratch.path().join("objects"),
-        "http://127.0.0.1",
-        LinkOptions::default(),
-    )?;
-    let jobs = EmbeddedJobStore::open(scratch.path().join("jobs.redb"))?;
     let options = EngineOptions {
         data_dir: scratch.path().to_owned(),
         model,
         ..EngineOptions::default()
     };
-    let engine = Engine::new(options, Arc::new(storage), Arc::new(jobs))?;
+    let engine = Engine::open_local(options, "http://127.0.0.1")?;
 
     let words = engine
         .transcribe_file(input.as_ref(), &lang, |percent| eprint!("\r{percent:3}%"))

@@ -9,9 +9,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use caption_core::{Config, ConfigPatch, GenerateRequest, Word, parse_config_patch, parse_words};
 use caption_engine::{BurnOptions, Engine, EngineOptions};
-use caption_jobs::EmbeddedJobStore;
 use caption_render::{CaptionRenderer, FrameSize, SystemFonts};
-use caption_store::{LinkOptions, LocalStorage};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
@@ -29,12 +27,6 @@ pub fn local_engine(
     threads_per_job: usize,
 ) -> Result<LocalEngine> {
     let scratch = tempfile::tempdir().context("creating a scratch folder")?;
-    let storage = LocalStorage::open(
-        &scratch.path().join("objects"),
-        "http://127.0.0.1",
-        LinkOptions::default(),
-    )?;
-    let jobs = EmbeddedJobStore::open(scratch.path().join("jobs.redb"))?;
     let options = EngineOptions {
         data_dir: scratch.path().to_owned(),
         model: model.to_owned(),
@@ -42,7 +34,7 @@ pub fn local_engine(
         threads_per_job,
         ..EngineOptions::default()
     };
-    let engine = Engine::new(options, Arc::new(storage), Arc::new(jobs))?;
+    let engine = Engine::open_local(options, "http://127.0.0.1")?;
     Ok(LocalEngine {
         engine,
         _scratch: scratch,
@@ -95,7 +87,7 @@ pub fn transcribe(
     let text = formats::render(&words, format);
     match output {
         Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
         }
         None => {
             use std::io::Write;
@@ -164,7 +156,7 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
             let report = progress.clone();
             let words = runtime()?
                 .block_on(engine.transcribe_file(args.video, args.lang, move |p| {
-                    report.set_position(u64::from(p))
+                    report.set_position(u64::from(p));
                 }))
                 .with_context(|| format!("transcribing {}", args.video.display()))?;
             progress.finish_and_clear();

@@ -109,6 +109,18 @@ impl Engine {
         })
     }
 
+    /// An engine for one machine: local-disk storage under `data_dir/objects` (links pointing at
+    /// `public_base_url`) and the embedded job store at `data_dir/jobs.redb`.
+    pub fn open_local(options: EngineOptions, public_base_url: &str) -> Result<Self> {
+        let storage = caption_store::LocalStorage::open(
+            &options.data_dir.join("objects"),
+            public_base_url,
+            caption_store::LinkOptions::default(),
+        )?;
+        let jobs = caption_jobs::EmbeddedJobStore::open(options.data_dir.join("jobs.redb"))?;
+        Self::new(options, Arc::new(storage), Arc::new(jobs))
+    }
+
     /// Uses `transcriber` instead of loading the configured whisper model.
     pub fn with_transcriber(self, transcriber: Arc<dyn Transcriber>) -> Self {
         // A fresh engine has no transcriber yet, so `set` succeeds; if one was already loaded it

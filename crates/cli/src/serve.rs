@@ -1,0 +1,105 @@
+//! `captions serve [--config FILE]`: the HTTP service until SIGTERM or Ctrl-C.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use caption_http::{Server, ServiceConfig};
+
+/// Name of the key file made in the data folder when no key is configured.
+const GENERATED_KEY_FILE: &str = "api-key";
+
+/// Loads the configuration (`config` plus `CAPTIONS_*` variables), makes an API key on first
+/// run when none is configured, prints it with a ready curl line and serves until a signal.
+pub fn run(config: Option<PathBuf>) -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let mut config = ServiceConfig::load(config.as_deref())?;
+    let generated_key = if config.api_keys.is_empty() && config.api_key_file.is_none() {
+        let (path, key) = data_folder_key(&config.data_dir)?;
+        config.api_key_file = Some(path);
+        Some(key)
+    } else {
+        None
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async move {
+        let server = Server::bind(config).await?;
+        let base = format!("http://{}", server.local_addr());
+        let key = generated_key.as_deref().unwrap_or("$CAPTIONS_API_KEY");
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "captions serve: listening on {base}")?;
+        if let Some(key) = &generated_key {
+            writeln!(out, "API key: {key}")?;
+        }
+        writeln!(
+            out,
+            "try: curl -H 'x-api-key: {key}' {base}/v1/templates"
+        )?;
+        out.flush()?;
+        drop(out);
+        server.run(shutdown_signal()).await?;
+        anyhow::Ok(())
+    })
+}
+
+/// The key kept in `data_dir/api-key` (mode 0600), made from 32 random bytes if absent.
+fn data_folder_key(data_dir: &Path) -> anyhow::Result<(PathBuf, String)> {
+    let path = data_dir.join(GENERATED_KEY_FILE);
+    if let Ok(text) = std::fs::read_to_string(&path)
+        && let Some(key) = text.lines().map(str::trim).find(|l| !l.is_empty())
+    {
+        return Ok((path, key.to_owned()));
+    }
+    std::fs::create_dir_all(data_dir)
+        .with_context(|| format!("creating the data folder {}", data_dir.display()))?;
+    let mut bytes = [0_u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness for a key: {e}"))?;
+    let key: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    let mut file = options
+        .open(&path)
+        .with_context(|| format!("creating the API key file {}", path.display()))?;
+    writeln!(file, "{key}").with_context(|| format!("writing {}", path.display()))?;
+    tracing::info!(path = %path.display(), "made an API key");
+    Ok((path, key))
+}
+
+/// Completes on SIGTERM or Ctrl-C (SIGINT).
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => tracing::info!("interrupted"),
+        () = terminate => tracing::info!("terminated"),
+    }
+}
