@@ -6,6 +6,8 @@ use crate::error::{Error, Result};
 const MAX_FILE_NAME_CHARS: usize = 100;
 /// S3's own limit on key length.
 const MAX_KEY_BYTES: usize = 1024;
+/// Longest file name on common file systems (ext4, APFS, NTFS).
+const MAX_SEGMENT_BYTES: usize = 255;
 
 /// The key of a stored object, e.g. `uploads/5f0c…/clip.mp4`.
 ///
@@ -48,6 +50,10 @@ impl ObjectKey {
             }
             if segment.starts_with('.') {
                 return Err(invalid("segment starts with a dot"));
+            }
+            // File systems refuse longer names; no key this store makes comes near it.
+            if segment.len() > MAX_SEGMENT_BYTES {
+                return Err(invalid("path segment longer than 255 bytes"));
             }
             if !segment.bytes().all(is_key_byte) {
                 return Err(invalid("only A-Z a-z 0-9 . _ - and / are allowed"));
@@ -159,5 +165,7 @@ mod tests {
         ] {
             assert!(ObjectKey::parse(bad).is_err(), "{bad:?} accepted");
         }
+        assert!(ObjectKey::parse(&format!("uploads/{}", "a".repeat(256))).is_err());
+        assert!(ObjectKey::parse(&format!("uploads/{}", "a".repeat(255))).is_ok());
     }
 }
