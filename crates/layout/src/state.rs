@@ -203,7 +203,7 @@ fn effect_transform(effect: EffectType, p: Option<f32>, origin: (f32, f32), em: 
         (EffectType::Pop | EffectType::Bounce | EffectType::Shake, None) => t(1.0, 0.0, 0.0, 1.0),
         // Entrance effects keep their unit out of sight until it is spoken.
         (EffectType::Zoom | EffectType::Fade | EffectType::Slide, None) => t(1.0, 0.0, 0.0, 0.0),
-        (EffectType::Pop, Some(p)) => t(1.0 + 0.25 * (PI * p).sin(), 0.0, 0.0, 1.0),
+        (EffectType::Pop, Some(p)) => t(1.0 + 0.15 * (PI * p).sin(), 0.0, 0.0, 1.0),
         (EffectType::Bounce, Some(p)) => t(
             1.0,
             0.0,
@@ -214,7 +214,7 @@ fn effect_transform(effect: EffectType, p: Option<f32>, origin: (f32, f32), em: 
         (EffectType::Fade, Some(p)) => t(1.0, 0.0, 0.0, p),
         (EffectType::Slide, Some(p)) => t(1.0, 0.0, 0.6 * em * (1.0 - ease_out(p)), p.min(1.0)),
         (EffectType::Shake, Some(p)) => {
-            t(1.0, 0.12 * em * (6.0 * PI * p).sin() * (1.0 - p), 0.0, 1.0)
+            t(1.0, 0.2 * em * (6.0 * PI * p).sin() * (1.0 - p), 0.0, 1.0)
         }
     }
 }

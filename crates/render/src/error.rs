@@ -2,6 +2,8 @@
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    #[error("invalid config: {0}")]
+    InvalidConfig(#[from] caption_core::ValidationErrors),
     #[error("fonts: {0}")]
     Fonts(#[from] caption_layout::Error),
     #[error("system fonts: {0}")]

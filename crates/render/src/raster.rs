@@ -282,35 +282,53 @@ impl AlphaCanvas<'_> {
 }
 
 /// Three passes of a running-sum box blur approximate a Gaussian; integer maths keeps the
-/// result identical on every thread.
+/// result identical on every thread. The vertical pass walks rows (one running sum per column)
+/// so it reads memory in order.
 pub(crate) fn blur_alpha(mask: &mut [u8], width: u32, height: u32, radius: u32) {
     if radius == 0 || width == 0 || height == 0 {
         return;
     }
-    let (w, h) = (width as usize, height as usize);
-    let mut line = vec![0u8; w.max(h)];
+    let (w, h, r) = (width as usize, height as usize, radius as usize);
+    let window = (2 * r + 1) as u32;
+    let mut line = vec![0u8; w];
+    let mut out = vec![0u8; w * h];
+    let mut sums = vec![0u32; w];
     for _ in 0..3 {
+        for row in mask.chunks_exact_mut(w) {
+            box_blur_line(row, &mut line, r, window);
+            row.copy_from_slice(&line);
+        }
+        sums.fill(0);
+        // Rows outside the image count as transparent.
+        for row in mask.chunks_exact(w).take(r.min(h)) {
+            for (s, &v) in sums.iter_mut().zip(row) {
+                *s += u32::from(v);
+            }
+        }
         for y in 0..h {
-            let row = &mut mask[y * w..(y + 1) * w];
-            box_blur_line(row, &mut line[..w], radius as usize);
-            row.copy_from_slice(&line[..w]);
-        }
-        let mut column = vec![0u8; h];
-        for x in 0..w {
-            for y in 0..h {
-                column[y] = mask[y * w + x];
+            if y + r < h {
+                let incoming = &mask[(y + r) * w..(y + r + 1) * w];
+                for (s, &v) in sums.iter_mut().zip(incoming) {
+                    *s += u32::from(v);
+                }
             }
-            box_blur_line(&column, &mut line[..h], radius as usize);
-            for y in 0..h {
-                mask[y * w + x] = line[y];
+            let dst = &mut out[y * w..(y + 1) * w];
+            for (d, &s) in dst.iter_mut().zip(&sums) {
+                *d = ((s + window / 2) / window) as u8;
+            }
+            if y >= r {
+                let outgoing = &mask[(y - r) * w..(y - r + 1) * w];
+                for (s, &v) in sums.iter_mut().zip(outgoing) {
+                    *s -= u32::from(v);
+                }
             }
         }
+        mask.copy_from_slice(&out);
     }
 }
 
-fn box_blur_line(src: &[u8], dst: &mut [u8], r: usize) {
+fn box_blur_line(src: &[u8], dst: &mut [u8], r: usize, window: u32) {
     let n = src.len();
-    let window = (2 * r + 1) as u32;
     let mut sum: u32 = 0;
     // Pixels outside the line count as transparent.
     for &v in src.iter().take(r.min(n)) {
@@ -323,6 +341,97 @@ fn box_blur_line(src: &[u8], dst: &mut [u8], r: usize) {
         dst[i] = ((sum + window / 2) / window) as u8;
         if i >= r {
             sum -= u32::from(src[i - r]);
+        }
+    }
+}
+
+/// Paints a shadow from the coverage `alpha` (canvas-sized, before blur) into an empty canvas,
+/// `offset_y` pixels lower, tinted `color`. Blurs wider than 1 px run at half resolution and
+/// are scaled back up bilinearly: a quarter of the work, and invisible in a soft shadow.
+pub(crate) fn paint_shadow(
+    canvas: &mut Canvas<'_>,
+    alpha: &[u8],
+    radius: u32,
+    color: Color,
+    offset_y: i32,
+) {
+    let (w, h) = (canvas.width as usize, canvas.height as usize);
+    // Premultiplied color for each coverage value: the canvas is empty, so no blending.
+    let lut: Vec<[u8; 4]> = (0..=255u32)
+        .map(|cov| {
+            let a = div255(cov * u32::from(color.a));
+            [
+                div255(u32::from(color.r) * a) as u8,
+                div255(u32::from(color.g) * a) as u8,
+                div255(u32::from(color.b) * a) as u8,
+                a as u8,
+            ]
+        })
+        .collect();
+    let mut put = |x: usize, y: usize, cov: u8| {
+        let ty = y as i64 + i64::from(offset_y);
+        if cov != 0 && ty >= 0 && (ty as usize) < h {
+            let i = (ty as usize * w + x) * 4;
+            canvas.data[i..i + 4].copy_from_slice(&lut[usize::from(cov)]);
+        }
+    };
+    if radius < 2 {
+        let mut full = alpha.to_vec();
+        blur_alpha(&mut full, canvas.width, canvas.height, radius);
+        for y in 0..h {
+            for x in 0..w {
+                put(x, y, full[y * w + x]);
+            }
+        }
+        return;
+    }
+    let (hw, hh) = (w.div_ceil(2), h.div_ceil(2));
+    let mut half = vec![0u8; hw * hh];
+    for hy in 0..hh {
+        for hx in 0..hw {
+            let mut sum = 0u32;
+            for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                let (x, y) = (2 * hx + dx, 2 * hy + dy);
+                if x < w && y < h {
+                    sum += u32::from(alpha[y * w + x]);
+                }
+            }
+            half[hy * hw + hx] = ((sum + 2) / 4) as u8;
+        }
+    }
+    blur_alpha(&mut half, hw as u32, hh as u32, radius.div_ceil(2));
+    // Neighbour index for each output column: pixel centres of a 2x upscale take 3/4 of the
+    // nearer source pixel and 1/4 of the next one on each axis.
+    let near_x: Vec<usize> = (0..w).map(|x| x / 2).collect();
+    let far_x: Vec<usize> = (0..w)
+        .map(|x| {
+            if x % 2 == 0 {
+                (x / 2).saturating_sub(1)
+            } else {
+                (x / 2 + 1).min(hw - 1)
+            }
+        })
+        .collect();
+    let mut column_mix = vec![0u32; hw];
+    for y in 0..h {
+        let sy = y / 2;
+        let ny = if y % 2 == 0 {
+            sy.saturating_sub(1)
+        } else {
+            (sy + 1).min(hh - 1)
+        };
+        let (near, far) = (&half[sy * hw..(sy + 1) * hw], &half[ny * hw..(ny + 1) * hw]);
+        let mut any = false;
+        for ((m, &a), &b) in column_mix.iter_mut().zip(near).zip(far) {
+            *m = 3 * u32::from(a) + u32::from(b);
+            any |= *m != 0;
+        }
+        if !any {
+            continue;
+        }
+        for x in 0..w {
+            let v = 3 * column_mix[near_x[x]] + column_mix[far_x[x]];
+            put(x, y, ((v + 8) / 16) as u8);
         }
     }
 }

@@ -14,7 +14,7 @@ use tiny_skia::{FillRule, Paint, PathBuilder, PixmapMut, PixmapPaint};
 
 use crate::emoji::{ColorGlyph, EmojiCache, emoji_glyph};
 use crate::overlay::Overlay;
-use crate::raster::{AlphaCanvas, Canvas, GlyphCache, GlyphKey, GlyphMask, MaskRef, blur_alpha};
+use crate::raster::{AlphaCanvas, Canvas, GlyphCache, GlyphKey, GlyphMask, MaskRef, paint_shadow};
 use crate::{Error, Result};
 
 /// Distinct visual states kept; a page has a few dozen (one per word plus effect frames).
@@ -102,7 +102,8 @@ fn rounded_rect(r: &RectPx, radius: f32) -> Option<tiny_skia::Path> {
 }
 
 impl CaptionRenderer {
-    /// Lays out `words` in `config` for a `frame`-sized video with fonts from `fonts`.
+    /// Lays out `words` in `config` for a `frame`-sized video with fonts from `fonts`. An invalid
+    /// config is refused with every problem and its field path.
     pub fn new(
         words: &[Word],
         config: &Config,
@@ -119,6 +120,7 @@ impl CaptionRenderer {
                 height_px: frame.height_px,
             });
         }
+        config.validate()?;
         let shaper = Shaper::new(fonts, &config.font, config.font_weight)?;
         let timeline = Timeline::build(words, config, frame, &shaper);
         let runs = timeline
@@ -368,25 +370,28 @@ impl CaptionRenderer {
         // Shadow: one coverage mask of everything that casts it, blurred, then tinted.
         if let Some(shadow_color) = shadow {
             let mut alpha = vec![0u8; width as usize * height as usize];
-            for b in &boxes {
-                let Some(mut mask) = tiny_skia::Mask::new(width, height) else {
-                    continue;
-                };
-                let rect = RectPx {
-                    x: b.rect.x - x0 as f32,
-                    y: b.rect.y - y0 as f32,
-                    ..b.rect
-                };
-                if let Some(path) = rounded_rect(&rect, b.radius) {
-                    mask.fill_path(
-                        &path,
-                        FillRule::Winding,
-                        true,
-                        tiny_skia::Transform::identity(),
-                    );
-                    for (a, m) in alpha.iter_mut().zip(mask.data()) {
-                        *a = (*a).max(((u32::from(*m) * u32::from(b.opacity) + 127) / 255) as u8);
+            // All boxes in one coverage mask (they rarely differ in opacity: the first wins).
+            if let (Some(first), Some(mut mask)) =
+                (boxes.first(), tiny_skia::Mask::new(width, height))
+            {
+                for b in &boxes {
+                    let rect = RectPx {
+                        x: b.rect.x - x0 as f32,
+                        y: b.rect.y - y0 as f32,
+                        ..b.rect
+                    };
+                    if let Some(path) = rounded_rect(&rect, b.radius) {
+                        mask.fill_path(
+                            &path,
+                            FillRule::Winding,
+                            true,
+                            tiny_skia::Transform::identity(),
+                        );
                     }
+                }
+                let opacity = u32::from(first.opacity);
+                for (a, m) in alpha.iter_mut().zip(mask.data()) {
+                    *a = ((u32::from(*m) * opacity + 127) / 255) as u8;
                 }
             }
             let mut shadow_canvas = AlphaCanvas {
@@ -419,22 +424,17 @@ impl CaptionRenderer {
                     );
                 }
             }
-            blur_alpha(&mut alpha, width, height, blur_radius);
             let mut canvas = Canvas {
                 data: &mut data,
                 width,
                 height,
             };
-            canvas.blit_mask(
-                MaskRef {
-                    data: &alpha,
-                    width,
-                    height,
-                },
-                0,
-                shadow_offset,
+            paint_shadow(
+                &mut canvas,
+                &alpha,
+                blur_radius,
                 shadow_color,
-                255,
+                shadow_offset,
             );
         }
 
