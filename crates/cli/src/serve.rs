@@ -40,10 +40,7 @@ pub fn run(config: Option<PathBuf>) -> anyhow::Result<()> {
         if let Some(key) = &generated_key {
             writeln!(out, "API key: {key}")?;
         }
-        writeln!(
-            out,
-            "try: curl -H 'x-api-key: {key}' {base}/v1/templates"
-        )?;
+        writeln!(out, "try: curl -H 'x-api-key: {key}' {base}/v1/templates")?;
         out.flush()?;
         drop(out);
         server.run(shutdown_signal()).await?;

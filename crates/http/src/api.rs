@@ -281,7 +281,7 @@ pub(crate) async fn get_template(
     get, path = "/v1/signedUrl", tag = "captions",
     summary = "An upload descriptor: a file identifier, a URL and the form fields to POST",
     params(
-        ("fileName" = String, Query, description = "Name of the file to upload (`filename` and `name` are accepted too)"),
+        ("fileName" = String, Query, min_length = 1, max_length = 1024, description = "Name of the file to upload (`filename` and `name` are accepted too)"),
     ),
     responses(
         (status = 200, description = "POST the fields, then the file (last), as multipart/form-data to url", body = openapi::UploadDescriptorSchema),
@@ -321,7 +321,7 @@ pub(crate) async fn signed_url(
     get, path = "/v1/fonts", tag = "captions",
     summary = "Installed font families, optionally only those covering a language",
     params(
-        ("lang" = Option<String>, Query, description = "ISO 639-1 code (`en`) or tag (`zh-cn`); `language` is accepted too. Without it, every font."),
+        ("lang" = Option<String>, Query, pattern = "^([a-z]{2,3}(-[a-z0-9]{2,8})*)?$", description = "ISO 639-1 code (`en`) or tag (`zh-cn`); `language` is accepted too. Without it (or empty), every font."),
     ),
     responses(
         (status = 200, description = "Font family names", body = Vec<String>),

@@ -15,7 +15,7 @@ use crate::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StorageKind {
-    /// Files under `data_dir/storage`, uploaded and downloaded through this service's own
+    /// Files under `data_dir/objects`, uploaded and downloaded through this service's own
     /// signed routes.
     Local,
     /// An S3-compatible bucket (`[s3]`).
@@ -317,7 +317,7 @@ impl ServiceConfig {
     pub(crate) fn storage_options(&self, public_url: &str) -> StorageOptions {
         let backend = match self.storage {
             StorageKind::Local => StorageConfig::Local {
-                root: self.data_dir.join("storage"),
+                root: self.data_dir.join("objects"),
             },
             StorageKind::S3 => StorageConfig::S3 {
                 endpoint: self.s3.endpoint.clone(),

@@ -372,8 +372,12 @@ pub(crate) struct TemplateSummarySchema {
 #[derive(Serialize, ToSchema)]
 #[schema(as = TranscriptRequest)]
 pub(crate) struct TranscriptRequestSchema {
-    /// The `file` identifier returned by `/signedUrl`.
-    #[schema(min_length = 1, max_length = 1024)]
+    /// The `file` identifier returned by `/signedUrl` (an object key).
+    #[schema(
+        min_length = 1,
+        max_length = 1024,
+        pattern = "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}(/[A-Za-z0-9_-][A-Za-z0-9._-]{0,254})*$"
+    )]
     input: String,
     /// ISO 639-1 code or `auto` (the default).
     #[schema(pattern = "^(auto|[a-z]{2})$")]
@@ -425,8 +429,12 @@ pub(crate) struct TranscriptResultSchema {
 #[derive(Serialize, ToSchema)]
 #[schema(as = GenerateRequest)]
 pub(crate) struct GenerateRequestSchema {
-    /// The `file` identifier returned by `/signedUrl`.
-    #[schema(min_length = 1, max_length = 1024)]
+    /// The `file` identifier returned by `/signedUrl` (an object key).
+    #[schema(
+        min_length = 1,
+        max_length = 1024,
+        pattern = "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}(/[A-Za-z0-9_-][A-Za-z0-9._-]{0,254})*$"
+    )]
     input: String,
     #[schema(max_items = 200000)]
     words: Vec<WordSchema>,

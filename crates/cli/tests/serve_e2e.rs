@@ -1,0 +1,580 @@
+//! `captions serve` end to end: the real binary on a loopback port, a real HTTP client, speech
+//! from espeak-ng in an ffmpeg-made video, local storage and S3 (s3s-fs), then schemathesis
+//! against `/v1/openapi.json`.
+//!
+//! `CAPTIONS_BIN` runs the same tests against another build of the binary.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use std::io::{BufRead as _, BufReader};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+fn captions_binary() -> PathBuf {
+    std::env::var_os("CAPTIONS_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_captions")))
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn wait_for_port(port: u16, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "{what} did not listen on {port}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A running `captions serve`; killed on drop if the test did not stop it.
+struct Service {
+    child: Child,
+    base: String,
+    stdout: mpsc::Receiver<String>,
+}
+
+impl Service {
+    fn start(data_dir: &Path, env: &[(&str, String)]) -> Self {
+        let port = free_port();
+        let mut command = Command::new(captions_binary());
+        command
+            .arg("serve")
+            .env("CAPTIONS_BIND", format!("127.0.0.1:{port}"))
+            .env("CAPTIONS_DATA_DIR", data_dir)
+            .env("CAPTIONS_MODEL", "tiny.en")
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().expect("starting captions serve");
+        let (sender, stdout) = mpsc::channel();
+        let pipe = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                let _ = sender.send(line);
+            }
+        });
+        wait_for_port(port, "captions serve");
+        Self {
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+            stdout,
+        }
+    }
+
+    /// The lines printed at start-up, up to the ready curl line.
+    fn banner(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let line = self
+                .stdout
+                .recv_timeout(Duration::from_secs(30))
+                .expect("captions serve printed no ready line");
+            let done = line.starts_with("try: curl");
+            lines.push(line);
+            if done {
+                return lines;
+            }
+        }
+    }
+
+    /// SIGTERM, then the exit status must be success: a graceful stop.
+    fn terminate(mut self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(exit) = self.child.try_wait().unwrap() {
+                assert!(exit.success(), "captions serve exited with {exit}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "no exit within 60 s of SIGTERM");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn run(program: &str, args: &[&str]) -> Vec<u8> {
+    let out = Command::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{program} must be installed: {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+const W: usize = 640;
+const H: usize = 360;
+
+/// A gray 640x360 video whose audio is espeak-ng saying a short English sentence.
+fn speech_video(dir: &Path) -> PathBuf {
+    let wav = dir.join("speech.wav");
+    run(
+        "espeak-ng",
+        &[
+            "-v",
+            "en-us",
+            "-s",
+            "140",
+            "-w",
+            wav.to_str().unwrap(),
+            "Hello world. This is a caption test.",
+        ],
+    );
+    let video = dir.join("speech.mp4");
+    run(
+        "ffmpeg",
+        &[
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            &format!("color=c=gray:s={W}x{H}:r=25"),
+            "-i",
+            wav.to_str().unwrap(),
+            "-shortest",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            video.to_str().unwrap(),
+        ],
+    );
+    video
+}
+
+fn duration_s(path: &Path) -> f64 {
+    let out = run(
+        "ffprobe",
+        &[
+            "-v",
+            "error",
+            "-show_entries",
+            "format=duration",
+            "-of",
+            "csv=p=0",
+            path.to_str().unwrap(),
+        ],
+    );
+    String::from_utf8_lossy(&out).trim().parse().unwrap()
+}
+
+fn stream_kinds(path: &Path) -> Vec<String> {
+    let out = run(
+        "ffprobe",
+        &[
+            "-v",
+            "error",
+            "-show_entries",
+            "stream=codec_type,codec_name",
+            "-of",
+            "csv=p=0",
+            path.to_str().unwrap(),
+        ],
+    );
+    let mut kinds: Vec<String> = String::from_utf8_lossy(&out)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    kinds.sort();
+    kinds
+}
+
+/// Pixels of the frame shown at `t_s` that are far from the gray background.
+fn caption_pixels_at(path: &Path, t_s: f64) -> usize {
+    let rgb = run(
+        "ffmpeg",
+        &[
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-ss",
+            &format!("{t_s:.3}"),
+            "-i",
+            path.to_str().unwrap(),
+            "-frames:v",
+            "1",
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "rgb24",
+            "-",
+        ],
+    );
+    assert_eq!(rgb.len(), W * H * 3);
+    rgb.chunks_exact(3)
+        .filter(|p| p.iter().any(|&c| c.abs_diff(128) > 60))
+        .count()
+}
+
+struct Client {
+    http: reqwest::Client,
+    base: String,
+    key: String,
+}
+
+impl Client {
+    async fn get(&self, path: &str) -> (u16, Value) {
+        let response = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .header("x-api-key", &self.key)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap())
+    }
+
+    async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        let response = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .header("x-api-key", &self.key)
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap())
+    }
+}
+
+/// Descriptor, browser-form upload, transcript job polled to COMPLETED, generate with a
+/// built-in template's config, download and check the mp4. Returns the job id.
+async fn caption_flow(client: &Client, work: &Path) -> String {
+    let video = speech_video(work);
+    let source_duration_s = duration_s(&video);
+
+    let (status, descriptor) = client.get("/v1/signedUrl?fileName=speech.mp4").await;
+    assert_eq!(status, 200, "{descriptor}");
+    let mut form = reqwest::multipart::Form::new();
+    for (name, value) in descriptor["fields"].as_object().unwrap() {
+        form = form.text(name.clone(), value.as_str().unwrap().to_owned());
+    }
+    let part = reqwest::multipart::Part::bytes(std::fs::read(&video).unwrap())
+        .file_name("speech.mp4")
+        .mime_str("video/mp4")
+        .unwrap();
+    let upload = client
+        .http
+        .post(descriptor["url"].as_str().unwrap())
+        .multipart(form.part("file", part))
+        .send()
+        .await
+        .unwrap();
+    let upload_status = upload.status().as_u16();
+    assert!(
+        (200..300).contains(&upload_status),
+        "upload: {upload_status} {}",
+        upload.text().await.unwrap()
+    );
+    let file = descriptor["file"].as_str().unwrap();
+
+    let (status, created) = client
+        .post("/v1/transcript", &json!({"input": file, "lang": "en"}))
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let job_id = created["job_id"].as_str().unwrap().to_owned();
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let result = loop {
+        let (status, job) = client.get(&format!("/v1/transcript/{job_id}")).await;
+        assert_eq!(status, 200, "{job}");
+        match job["status"].as_str().unwrap() {
+            "COMPLETED" => break job,
+            "FAILED" => panic!("transcription failed: {job}"),
+            "IN_QUEUE" | "IN_PROGRESS" => assert!(job["words"].is_null(), "{job}"),
+            other => panic!("unknown status {other}"),
+        }
+        assert!(
+            Instant::now() < deadline,
+            "job still {} after 600 s",
+            job["status"]
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    let words = result["words"].as_array().unwrap().clone();
+    let text: Vec<String> = words
+        .iter()
+        .map(|w| w["word"].as_str().unwrap().to_lowercase())
+        .collect();
+    assert!(
+        text.iter().any(|w| w.contains("hello")) && text.iter().any(|w| w.contains("test")),
+        "{text:?}"
+    );
+
+    let (status, templates) = client.get("/v1/templates").await;
+    assert_eq!(status, 200);
+    let ids: Vec<&str> = templates
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    let id = if ids.contains(&"karaoke") {
+        "karaoke"
+    } else {
+        ids[0]
+    };
+    let (status, template) = client.get(&format!("/v1/templates/{id}")).await;
+    assert_eq!(status, 200);
+    let (status, generated) = client
+        .post(
+            "/v1/generate",
+            &json!({"input": file, "words": words, "config": template["config"]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{generated}");
+    let download = client
+        .http
+        .get(generated["download_url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(download.status().as_u16(), 200);
+    let output = work.join("captioned.mp4");
+    std::fs::write(&output, download.bytes().await.unwrap()).unwrap();
+
+    let output_duration_s = duration_s(&output);
+    assert!(
+        (output_duration_s - source_duration_s).abs() < 0.2,
+        "duration {output_duration_s} vs {source_duration_s}"
+    );
+    assert_eq!(stream_kinds(&output), ["aac,audio", "h264,video"]);
+    let word = &words[0];
+    let mid_s = (word["start"].as_f64().unwrap() + word["end"].as_f64().unwrap()) / 2.0;
+    let lit = caption_pixels_at(&output, mid_s);
+    assert!(lit > 300, "only {lit} caption pixels at {mid_s:.2} s");
+    assert!(
+        caption_pixels_at(&video, mid_s) < 50,
+        "the source itself is plain gray"
+    );
+    job_id
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn local_storage_flow_through_the_real_binary() {
+    let data = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    // No key configured: the first run makes one in the data folder and prints it.
+    let service = Service::start(data.path(), &[]);
+    let banner = service.banner();
+    let key = banner
+        .iter()
+        .find_map(|l| l.strip_prefix("API key: "))
+        .unwrap_or_else(|| panic!("no key printed: {banner:?}"))
+        .to_owned();
+    assert!(
+        banner.last().unwrap().contains(&key),
+        "curl line: {banner:?}"
+    );
+    let key_file = data.path().join("api-key");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&key_file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let client = Client {
+        http: reqwest::Client::new(),
+        base: service.base.clone(),
+        key: key.clone(),
+    };
+    let unauthorized = client
+        .http
+        .get(format!("{}/v1/templates", service.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unauthorized.status().as_u16(), 401);
+
+    let job_id = caption_flow(&client, work.path()).await;
+    service.terminate();
+
+    // Jobs and the key persist across a restart.
+    let again = Service::start(data.path(), &[]);
+    let banner = again.banner();
+    assert!(banner.iter().any(|l| l == &format!("API key: {key}")));
+    let client = Client {
+        base: again.base.clone(),
+        ..client
+    };
+    let (status, job) = client.get(&format!("/v1/transcript/{job_id}")).await;
+    assert_eq!(status, 200);
+    assert_eq!(job["status"], "COMPLETED");
+    again.terminate();
+}
+
+const S3_ACCESS_KEY: &str = "captions-e2e-key";
+const S3_SECRET_KEY: &str = "captions-e2e-secret";
+const S3_BUCKET: &str = "captions-e2e";
+
+/// s3s-fs (installed by scripts/setup-s3s) on a loopback port; killed on drop.
+struct S3sServer {
+    child: Child,
+    endpoint: String,
+    _data: tempfile::TempDir,
+}
+
+impl S3sServer {
+    fn start() -> Self {
+        let binary = std::env::var_os("CAPTIONS_S3S_FS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                PathBuf::from(std::env::var_os("HOME").unwrap())
+                    .join(".cache/caption-engine/tools/bin/s3s-fs")
+            });
+        assert!(
+            binary.is_file(),
+            "s3s-fs not found at {} (run scripts/setup-s3s)",
+            binary.display()
+        );
+        let data = tempfile::tempdir().unwrap();
+        std::fs::create_dir(data.path().join(S3_BUCKET)).unwrap();
+        let port = free_port();
+        let child = Command::new(&binary)
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--access-key", S3_ACCESS_KEY, "--secret-key", S3_SECRET_KEY])
+            .arg(data.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for_port(port, "s3s-fs");
+        Self {
+            child,
+            endpoint: format!("http://127.0.0.1:{port}"),
+            _data: data,
+        }
+    }
+}
+
+impl Drop for S3sServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn s3_storage_flow_through_the_real_binary() {
+    let s3 = S3sServer::start();
+    let data = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let key = "e2e-s3-key".to_owned();
+    let service = Service::start(
+        data.path(),
+        &[
+            ("CAPTIONS_API_KEYS", key.clone()),
+            ("CAPTIONS_STORAGE", "s3".into()),
+            ("CAPTIONS_S3_ENDPOINT", s3.endpoint.clone()),
+            ("CAPTIONS_S3_BUCKET", S3_BUCKET.into()),
+            ("CAPTIONS_S3_REGION", "us-east-1".into()),
+            ("CAPTIONS_S3_ACCESS_KEY", S3_ACCESS_KEY.into()),
+            ("CAPTIONS_S3_SECRET_KEY", S3_SECRET_KEY.into()),
+        ],
+    );
+    let banner = service.banner();
+    assert!(
+        !banner.iter().any(|l| l.starts_with("API key:")),
+        "{banner:?}"
+    );
+    let client = Client {
+        http: reqwest::Client::new(),
+        base: service.base.clone(),
+        key,
+    };
+    // Uploads and downloads go to the bucket, not through the service.
+    let (status, descriptor) = client.get("/v1/signedUrl?fileName=probe.mp4").await;
+    assert_eq!(status, 200);
+    assert!(
+        descriptor["url"]
+            .as_str()
+            .unwrap()
+            .starts_with(&s3.endpoint),
+        "{descriptor}"
+    );
+    caption_flow(&client, work.path()).await;
+    service.terminate();
+}
+
+#[test]
+fn schemathesis_finds_no_server_error_and_no_schema_violation() {
+    let st = PathBuf::from(std::env::var_os("HOME").unwrap())
+        .join(".cache/caption-engine/schemathesis-venv/bin/st");
+    assert!(
+        st.is_file(),
+        "schemathesis not found at {} (run scripts/setup-schemathesis)",
+        st.display()
+    );
+    let data = tempfile::tempdir().unwrap();
+    let reports = tempfile::tempdir().unwrap();
+    let key = "schemathesis-key";
+    let service = Service::start(data.path(), &[("CAPTIONS_API_KEYS", key.to_owned())]);
+    let _ = service.banner();
+    // Every check but positive_data_acceptance: some rules span fields (a word's end not
+    // before its start) or need the server's state (a known language), which a schema cannot
+    // express, so schema-valid data may rightly get a 422.
+    let out = Command::new(&st)
+        .arg("run")
+        .arg(format!("{}/v1/openapi.json", service.base))
+        .args(["--header", &format!("x-api-key: {key}")])
+        .args([
+            "--checks",
+            "all",
+            "--exclude-checks",
+            "positive_data_acceptance",
+        ])
+        .args(["--max-examples", "40", "--workers", "2", "--no-color"])
+        .arg("--report-dir")
+        .arg(reports.path())
+        // It keeps a cache folder in its working directory.
+        .current_dir(reports.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "schemathesis failed:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    service.terminate();
+}
