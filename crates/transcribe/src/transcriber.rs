@@ -1,0 +1,114 @@
+//! The boundary trait and its options.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use caption_core::Word;
+
+use crate::error::Result;
+
+/// Sample rate of the audio every [`Transcriber`] takes.
+pub const SAMPLE_RATE_HZ: u32 = 16_000;
+
+/// Receives progress in percent (0 to 100, never decreasing) from a running transcription.
+pub type ProgressFn = Arc<dyn Fn(u8) + Send + Sync>;
+
+/// What a transcription produced.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Transcript {
+    /// The spoken words in time order.
+    pub words: Vec<Word>,
+    /// ISO 639-1 code of the language transcribed: the one asked for, or the detected one.
+    /// `None` when there was no speech to detect it from.
+    pub language: Option<String>,
+}
+
+/// Speech to timed words.
+///
+/// Contract, for every implementation:
+/// - input: mono samples at [`SAMPLE_RATE_HZ`], nominally in [-1, 1]; any length (an empty or
+///   silent input gives no words, not an error); non-finite samples are an error;
+/// - output words are in time order and do not overlap; `0 <= start < end <= input duration`;
+///   `word` is the bare word, `punctuated_word` carries the punctuation written around it;
+/// - language: `"auto"` (or empty) detects it when the model can; an ISO 639-1 code forces it;
+///   a language the model cannot transcribe is an error, never a transcript in another language;
+/// - [`TranscribeOptions::cancel`] is honoured within a few seconds with [`crate::Error::Cancelled`];
+/// - no panic on any input; an implementation is shared across threads (`Arc<dyn Transcriber>`)
+///   and may run several transcriptions at once.
+pub trait Transcriber: Send + Sync + fmt::Debug {
+    /// Transcribes `samples_16k_mono`.
+    fn transcribe(
+        &self,
+        samples_16k_mono: &[f32],
+        options: &TranscribeOptions,
+    ) -> Result<Transcript>;
+
+    /// Whether languages other than English can be transcribed.
+    fn is_multilingual(&self) -> bool;
+
+    /// A short name of the model, for logs and job records.
+    fn model_name(&self) -> &str;
+}
+
+/// Options of one transcription; build with `TranscribeOptions::default().language("es")…`.
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct TranscribeOptions {
+    /// `"auto"` (the default, also when empty) or an ISO 639-1 code such as `"es"`.
+    pub language: String,
+    /// Worker threads; 0 (the default) uses every available core.
+    pub threads: usize,
+    /// Called with the progress in percent.
+    pub progress: Option<ProgressFn>,
+    /// Set to `true` to stop the transcription early.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl fmt::Debug for TranscribeOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TranscribeOptions")
+            .field("language", &self.language)
+            .field("threads", &self.threads)
+            .field("progress", &self.progress.as_ref().map(|_| "Fn(u8)"))
+            .field("cancel", &self.cancel)
+            .finish()
+    }
+}
+
+impl TranscribeOptions {
+    pub fn language(mut self, language: impl Into<String>) -> Self {
+        self.language = language.into();
+        self
+    }
+
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    pub fn progress(mut self, progress: impl Fn(u8) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(progress));
+        self
+    }
+
+    pub fn cancel(mut self, cancel: Arc<AtomicBool>) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    pub(crate) fn effective_threads(&self) -> usize {
+        if self.threads > 0 {
+            self.threads
+        } else {
+            std::thread::available_parallelism().map_or(1, usize::from)
+        }
+    }
+}

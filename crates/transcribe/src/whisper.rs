@@ -1,0 +1,369 @@
+//! The whisper.cpp backend.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use caption_core::Word;
+use whisper_rs::{
+    DtwMode, DtwModelPreset, DtwParameters, FullParams, SamplingStrategy, WhisperContext,
+    WhisperContextParameters, WhisperState,
+};
+
+use crate::align::{self, AlignParams, Estimate};
+use crate::chunks::{self, Chunk};
+use crate::error::{Error, Result};
+use crate::ggml::{self, Hparams};
+use crate::models;
+use crate::speech::{self, GateParams, Region, SAMPLE_RATE_HZ};
+use crate::transcriber::{TranscribeOptions, Transcriber, Transcript};
+use crate::words::{self, RawWord, Token};
+
+/// Segments the model itself thinks are not speech, with words it is unsure of, are dropped.
+const NO_SPEECH_DROP: f32 = 0.6;
+const LOW_CONFIDENCE: f32 = 0.4;
+/// whisper.cpp refuses inputs shorter than 1 s; short pieces are padded with silence.
+const MIN_INPUT_SAMPLES: usize = SAMPLE_RATE_HZ * 3 / 2;
+const BEAM_SIZE: i32 = 5;
+
+/// Tuning of the backend (defaults measured with `scripts/bench-transcribe`).
+#[derive(Debug, Clone, Copy, Default)]
+#[non_exhaustive]
+pub struct WhisperOptions {
+    gate: GateParams,
+    align: AlignParams,
+}
+
+/// [`Transcriber`] on a whisper.cpp ggml model, with DTW word timings snapped to the signal.
+pub struct WhisperTranscriber {
+    context: WhisperContext,
+    hparams: Hparams,
+    name: String,
+    options: WhisperOptions,
+}
+
+impl std::fmt::Debug for WhisperTranscriber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WhisperTranscriber")
+            .field("name", &self.name)
+            .field("multilingual", &self.hparams.is_multilingual())
+            .finish_non_exhaustive()
+    }
+}
+
+fn dtw_preset(hp: &Hparams) -> DtwMode<'static> {
+    let multilingual = hp.is_multilingual();
+    let model_preset = match (hp.n_audio_layer, hp.n_text_layer, multilingual) {
+        (4, _, false) => DtwModelPreset::TinyEn,
+        (4, _, true) => DtwModelPreset::Tiny,
+        (6, _, false) => DtwModelPreset::BaseEn,
+        (6, _, true) => DtwModelPreset::Base,
+        (12, _, false) => DtwModelPreset::SmallEn,
+        (12, _, true) => DtwModelPreset::Small,
+        (24, _, false) => DtwModelPreset::MediumEn,
+        (24, _, true) => DtwModelPreset::Medium,
+        (32, 4, _) => DtwModelPreset::LargeV3Turbo,
+        (32, _, _) if hp.n_vocab >= 51_866 => DtwModelPreset::LargeV3,
+        (32, _, _) => DtwModelPreset::LargeV2,
+        // A fine-tune of unknown shape: the top half of the decoder's heads.
+        _ => {
+            return DtwMode::TopMost {
+                n_top: (hp.n_text_layer as i32 / 2).max(1),
+            };
+        }
+    };
+    DtwMode::ModelPreset { model_preset }
+}
+
+impl WhisperTranscriber {
+    /// Loads a ggml model file.
+    pub fn open(path: &Path) -> Result<Self> {
+        whisper_rs::install_logging_hooks();
+        let hparams = ggml::read_hparams(path)?;
+        let mut params = WhisperContextParameters::default();
+        // DTW is silently disabled when flash attention is on.
+        params.flash_attn(false);
+        params.dtw_parameters(DtwParameters {
+            mode: dtw_preset(&hparams),
+            ..DtwParameters::default()
+        });
+        let path_str = path.to_str().ok_or_else(|| Error::ModelLoad {
+            path: path.to_path_buf(),
+            detail: "path is not UTF-8".into(),
+        })?;
+        let context =
+            WhisperContext::new_with_params(path_str, params).map_err(|e| Error::ModelLoad {
+                path: path.to_path_buf(),
+                detail: e.to_string(),
+            })?;
+        let name = path.file_stem().and_then(|s| s.to_str()).map_or_else(
+            || "whisper".to_owned(),
+            |s| s.trim_start_matches("ggml-").to_owned(),
+        );
+        tracing::info!(model = %name, multilingual = hparams.is_multilingual(), "whisper model loaded");
+        Ok(Self {
+            context,
+            hparams,
+            name,
+            options: WhisperOptions::default(),
+        })
+    }
+
+    /// Loads an installed model by name (`tiny.en`, `base`) from the models folder.
+    pub fn open_installed(name: &str) -> Result<Self> {
+        Self::open(&models::installed_model_path(name)?)
+    }
+
+    /// The path a model would be loaded from, for error messages.
+    pub fn default_path(name: &str) -> Result<PathBuf> {
+        models::model_path(name)
+    }
+
+    /// The language to force, `None` for detection.
+    fn resolve_language(&self, requested: &str) -> Result<Option<&'static str>> {
+        let requested = requested.trim().to_ascii_lowercase();
+        if requested.is_empty() || requested == "auto" {
+            return Ok(if self.hparams.is_multilingual() {
+                None
+            } else {
+                Some("en")
+            });
+        }
+        let id = whisper_rs::get_lang_id(&requested).ok_or_else(|| Error::InvalidLanguage {
+            language: requested.clone(),
+        })?;
+        let code = whisper_rs::get_lang_str(id).ok_or(Error::InvalidLanguage {
+            language: requested.clone(),
+        })?;
+        if code != "en" && !self.hparams.is_multilingual() {
+            return Err(Error::LanguageNotSupported {
+                language: requested,
+                model: self.name.clone(),
+            });
+        }
+        Ok(Some(code))
+    }
+
+    fn run_chunk(
+        &self,
+        state: &mut WhisperState,
+        audio: &[f32],
+        language: Option<&'static str>,
+        options: &TranscribeOptions,
+        progress: Option<(Arc<AtomicU8>, u8, u8)>,
+    ) -> Result<(Vec<Vec<Token>>, Option<&'static str>)> {
+        let mut params = FullParams::new(SamplingStrategy::BeamSearch {
+            beam_size: BEAM_SIZE,
+            patience: -1.0,
+        });
+        params.set_n_threads(options.effective_threads() as i32);
+        params.set_language(Some(language.unwrap_or("auto")));
+        params.set_translate(false);
+        // Every piece stands alone: carrying text over lets one hallucination breed more.
+        params.set_no_context(true);
+        params.set_token_timestamps(true);
+        params.set_suppress_blank(true);
+        params.set_suppress_nst(true);
+        params.set_print_special(false);
+        params.set_print_progress(false);
+        params.set_print_realtime(false);
+        params.set_print_timestamps(false);
+        if let Some(cancel) = options.cancel.clone() {
+            // whisper-rs 0.16's trampoline reads the user data as the closure type `F` while it
+            // stores a boxed trait object; with `F` itself a boxed trait object the two agree.
+            // (With a plain closure the callback reads garbage and aborts at random.)
+            let abort: Box<dyn FnMut() -> bool> = Box::new(move || cancel.load(Ordering::Relaxed));
+            params.set_abort_callback_safe::<_, Box<dyn FnMut() -> bool>>(Some(abort));
+        }
+        if let (Some(report), Some((shared, base, span))) = (options.progress.clone(), progress) {
+            params.set_progress_callback_safe(move |percent: i32| {
+                let within = (percent.clamp(0, 100) as u32 * u32::from(span) / 100) as u8;
+                let overall = base.saturating_add(within).min(99);
+                if shared.fetch_max(overall, Ordering::Relaxed) < overall {
+                    report(overall);
+                }
+            });
+        }
+
+        let padded;
+        let input = if audio.len() < MIN_INPUT_SAMPLES {
+            padded = [audio, &vec![0.0; MIN_INPUT_SAMPLES - audio.len()]].concat();
+            &padded[..]
+        } else {
+            audio
+        };
+        if let Err(e) = state.full(params, input) {
+            if options.is_cancelled() {
+                return Err(Error::Cancelled);
+            }
+            return Err(Error::whisper("transcribing")(e));
+        }
+        let detected = whisper_rs::get_lang_str(state.full_lang_id_from_state());
+        let eot = self.context.token_eot();
+
+        let mut segments = Vec::new();
+        for segment in state.as_iter() {
+            let mut tokens = Vec::new();
+            let mut probability_sum = 0.0;
+            for i in 0..segment.n_tokens() {
+                let Some(token) = segment.get_token(i) else {
+                    continue;
+                };
+                if token.token_id() >= eot {
+                    continue;
+                }
+                let data = token.token_data();
+                let bytes = token
+                    .to_bytes()
+                    .map_err(Error::whisper("reading a token"))?
+                    .to_vec();
+                probability_sum += data.p;
+                tokens.push(Token {
+                    bytes,
+                    t0_s: data.t0 as f64 / 100.0,
+                    t1_s: data.t1 as f64 / 100.0,
+                    dtw_s: (data.t_dtw >= 0).then(|| data.t_dtw as f64 / 100.0),
+                });
+            }
+            let mean_probability = probability_sum / tokens.len().max(1) as f32;
+            let no_speech = segment.no_speech_probability();
+            if no_speech > NO_SPEECH_DROP && mean_probability < LOW_CONFIDENCE {
+                tracing::debug!(
+                    no_speech,
+                    mean_probability,
+                    "dropping a segment that is probably not speech"
+                );
+                continue;
+            }
+            segments.push(tokens);
+        }
+        Ok((segments, detected))
+    }
+}
+
+/// Millisecond precision: finer than any boundary is known, and stable in JSON.
+fn round_ms(t_s: f64) -> f64 {
+    (t_s * 1000.0).round() / 1000.0
+}
+
+fn shift(tokens: &mut [Token], offset_s: f64) {
+    for t in tokens {
+        t.t0_s += offset_s;
+        t.t1_s += offset_s;
+        t.dtw_s = t.dtw_s.map(|d| d + offset_s);
+    }
+}
+
+/// Words of one piece with times snapped onto its regions.
+fn place_words(
+    raw: Vec<RawWord>,
+    regions: &[Region],
+    chunk: &Chunk,
+    params: &AlignParams,
+) -> Vec<Word> {
+    let estimates: Vec<Estimate> = raw
+        .iter()
+        .map(|w| Estimate {
+            start_s: w.estimate.start_s.clamp(chunk.start_s, chunk.end_s),
+            end_s: w.estimate.end_s.clamp(chunk.start_s, chunk.end_s),
+            ..w.estimate
+        })
+        .collect();
+    let Some(times) = align::align(&estimates, regions, params) else {
+        tracing::debug!(
+            words = raw.len(),
+            "dropping words heard where the signal is silent"
+        );
+        return Vec::new();
+    };
+    raw.into_iter()
+        .zip(times)
+        .map(|(w, (start_s, end_s))| Word {
+            start: round_ms(start_s),
+            end: round_ms(end_s),
+            word: w.word,
+            punctuated_word: w.punctuated,
+            emoji: None,
+        })
+        .collect()
+}
+
+impl Transcriber for WhisperTranscriber {
+    fn transcribe(&self, samples: &[f32], options: &TranscribeOptions) -> Result<Transcript> {
+        let mut language = self.resolve_language(&options.language)?;
+        if let Some(index) = samples.iter().position(|x| !x.is_finite()) {
+            return Err(Error::NonFiniteAudio { index });
+        }
+        let report = |percent: u8| {
+            if let Some(progress) = &options.progress {
+                progress(percent);
+            }
+        };
+        report(0);
+        let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
+        let regions = chunks::split_long_regions(
+            samples,
+            speech::speech_regions(samples, &self.options.gate),
+        );
+        let plan = chunks::plan(&regions, total_s);
+        tracing::debug!(
+            duration_s = total_s,
+            regions = regions.len(),
+            chunks = plan.len(),
+            "transcribing"
+        );
+
+        let mut state = self
+            .context
+            .create_state()
+            .map_err(Error::whisper("creating a state"))?;
+        let planned_s: f64 = plan.iter().map(|c| c.end_s - c.start_s).sum();
+        let shared_progress = Arc::new(AtomicU8::new(0));
+        let mut done_s = 0.0;
+        let mut words = Vec::new();
+        for chunk in &plan {
+            if options.is_cancelled() {
+                return Err(Error::Cancelled);
+            }
+            let base = (done_s / planned_s * 100.0) as u8;
+            let span = ((chunk.end_s - chunk.start_s) / planned_s * 100.0).ceil() as u8;
+            let range = chunk.samples(samples.len());
+            let (segments, detected) = self.run_chunk(
+                &mut state,
+                &samples[range],
+                language,
+                options,
+                Some((shared_progress.clone(), base, span)),
+            )?;
+            if language.is_none() {
+                language = detected;
+                tracing::info!(language = ?language, "language detected");
+            }
+            let mut raw = Vec::new();
+            for mut tokens in segments {
+                shift(&mut tokens, chunk.start_s);
+                raw.extend(words::assemble(&tokens));
+            }
+            words.extend(place_words(
+                raw,
+                &regions[chunk.regions.clone()],
+                chunk,
+                &self.options.align,
+            ));
+            done_s += chunk.end_s - chunk.start_s;
+        }
+        report(100);
+        Ok(Transcript {
+            words,
+            language: language.map(str::to_owned),
+        })
+    }
+
+    fn is_multilingual(&self) -> bool {
+        self.hparams.is_multilingual()
+    }
+
+    fn model_name(&self) -> &str {
+        &self.name
+    }
+}
