@@ -108,7 +108,7 @@ impl Doc {
                     let field_path = format!("{path}.{name}");
                     match properties.and_then(|p| p.get(name)) {
                         Some(field_schema) => {
-                            self.check(field_schema, field, &field_path, problems)
+                            self.check(field_schema, field, &field_path, problems);
                         }
                         None => match schema.get("additionalProperties") {
                             Some(extra) if extra.is_object() => {
