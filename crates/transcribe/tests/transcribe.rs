@@ -1,0 +1,299 @@
+//! The whisper backend on real speech. Needs the models (`scripts/setup-models`, found through
+//! `$CAPTIONS_MODELS` or `~/.cache/caption-engine/models`), ffmpeg and espeak-ng; a missing one
+//! fails the test with a message saying what to install.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use caption_transcribe::{Error, TranscribeOptions, Transcriber, WhisperTranscriber};
+
+type Loaded = Mutex<Vec<(&'static str, Arc<WhisperTranscriber>)>>;
+
+/// Each model is loaded once per test binary and shared, as the engine would.
+fn model(name: &'static str) -> Arc<WhisperTranscriber> {
+    static MODELS: OnceLock<Loaded> = OnceLock::new();
+    let mut loaded = MODELS.get_or_init(Default::default).lock().unwrap();
+    if let Some((_, m)) = loaded.iter().find(|(n, _)| *n == name) {
+        return m.clone();
+    }
+    let transcriber = WhisperTranscriber::open_installed(name)
+        .unwrap_or_else(|e| panic!("{e}\n(run scripts/setup-models, or set CAPTIONS_MODELS to a folder holding ggml-{name}.bin)"));
+    let transcriber = Arc::new(transcriber);
+    loaded.push((name, transcriber.clone()));
+    transcriber
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/audio")
+        .join(name)
+}
+
+fn normalized(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(|w| {
+            w.chars()
+                .filter(|c| c.is_alphanumeric() || *c == '\'')
+                .collect::<String>()
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+fn speak(voice: &str, text: &str) -> Vec<f32> {
+    let dir = tempfile::tempdir().unwrap();
+    let wav = dir.path().join("speech.wav");
+    let status = Command::new("espeak-ng")
+        .args(["-v", voice, "-w"])
+        .arg(&wav)
+        .arg(text)
+        .status()
+        .expect("espeak-ng must be installed (scripts/system-packages.txt)");
+    assert!(status.success(), "espeak-ng failed");
+    support::audio::decode_16k_mono(&wav).unwrap()
+}
+
+fn assert_well_formed(words: &[caption_core::Word], duration_s: f64) {
+    for (i, w) in words.iter().enumerate() {
+        assert!(
+            w.start >= 0.0 && w.end <= duration_s + 1e-9,
+            "word {i} {w:?} outside 0..{duration_s}"
+        );
+        assert!(w.end > w.start, "word {i} {w:?} has no length");
+        assert!(
+            !w.word.is_empty() && w.punctuated_word.contains(&w.word),
+            "word {i} {w:?}"
+        );
+        if i > 0 {
+            assert!(
+                w.start >= words[i - 1].end,
+                "word {i} {w:?} overlaps {:?}",
+                words[i - 1]
+            );
+        }
+    }
+}
+
+#[test]
+fn jfk_is_word_exact_with_tiny_en() {
+    let samples = support::audio::decode_16k_mono(&fixture("jfk.wav")).unwrap();
+    let transcript = model("tiny.en")
+        .transcribe(&samples, &TranscribeOptions::default())
+        .unwrap();
+    let words: Vec<String> = transcript
+        .words
+        .iter()
+        .flat_map(|w| normalized(&w.word))
+        .collect();
+    let expected = normalized(
+        "And so my fellow Americans ask not what your country can do for you ask what you can do for your country",
+    );
+    assert_eq!(words, expected);
+    assert_eq!(transcript.language.as_deref(), Some("en"));
+    assert_well_formed(&transcript.words, samples.len() as f64 / 16_000.0);
+    let punctuated: String = transcript
+        .words
+        .iter()
+        .map(|w| w.punctuated_word.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(punctuated.ends_with("country."), "{punctuated}");
+    // "Americans" is spoken from about 1.7 s to 2.2 s, after a pause "ask" from 3.3 s.
+    let at = |word: &str| transcript.words.iter().find(|w| w.word == word).unwrap();
+    assert!(
+        (1.6..1.9).contains(&at("Americans").start),
+        "{:?}",
+        at("Americans")
+    );
+    assert!((3.1..3.5).contains(&at("ask").start), "{:?}", at("ask"));
+}
+
+#[test]
+fn jfk_with_base_detects_english() {
+    let samples = support::audio::decode_16k_mono(&fixture("jfk.wav")).unwrap();
+    let transcript = model("base")
+        .transcribe(&samples, &TranscribeOptions::default().language("auto"))
+        .unwrap();
+    assert_eq!(transcript.language.as_deref(), Some("en"));
+    let words: Vec<String> = transcript
+        .words
+        .iter()
+        .flat_map(|w| normalized(&w.word))
+        .collect();
+    assert!(
+        words.starts_with(&normalized("and so my fellow americans")),
+        "{words:?}"
+    );
+    assert_well_formed(&transcript.words, samples.len() as f64 / 16_000.0);
+}
+
+#[test]
+fn spanish_with_base_gives_spanish_words() {
+    let samples = speak(
+        "es",
+        "El tren sale de la estación central a las ocho de la mañana.",
+    );
+    let transcript = model("base")
+        .transcribe(&samples, &TranscribeOptions::default().language("es"))
+        .unwrap();
+    assert_eq!(transcript.language.as_deref(), Some("es"));
+    let words: Vec<String> = transcript
+        .words
+        .iter()
+        .flat_map(|w| normalized(&w.word))
+        .collect();
+    let spanish = [
+        "el",
+        "tren",
+        "sale",
+        "de",
+        "la",
+        "estación",
+        "central",
+        "las",
+        "ocho",
+        "mañana",
+    ];
+    let hits = words
+        .iter()
+        .filter(|w| spanish.contains(&w.as_str()))
+        .count();
+    assert!(hits >= 5, "expected Spanish words, got {words:?}");
+    assert_well_formed(&transcript.words, samples.len() as f64 / 16_000.0);
+}
+
+#[test]
+fn spanish_on_an_english_only_model_is_a_clear_error() {
+    let samples = vec![0.0; 16_000];
+    let err = model("tiny.en")
+        .transcribe(&samples, &TranscribeOptions::default().language("es"))
+        .unwrap_err();
+    assert!(matches!(err, Error::LanguageNotSupported { .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(
+        message.contains("\"es\"") && message.contains("English-only"),
+        "{message}"
+    );
+
+    let err = model("tiny.en")
+        .transcribe(&samples, &TranscribeOptions::default().language("xx"))
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidLanguage { .. }), "{err:?}");
+}
+
+#[test]
+fn silence_gives_no_words() {
+    let silence = vec![0.0f32; 16_000 * 20];
+    for name in ["tiny.en", "base"] {
+        let transcript = model(name)
+            .transcribe(&silence, &TranscribeOptions::default())
+            .unwrap();
+        assert!(
+            transcript.words.is_empty(),
+            "{name}: {:?}",
+            transcript.words
+        );
+    }
+    // Quiet noise is not speech either.
+    let hiss: Vec<f32> = (0..16_000u64 * 20)
+        .map(|i| 2e-4 * (((i * 7919) % 2001) as f32 / 1000.0 - 1.0))
+        .collect();
+    let transcript = model("tiny.en")
+        .transcribe(&hiss, &TranscribeOptions::default())
+        .unwrap();
+    assert!(transcript.words.is_empty(), "{:?}", transcript.words);
+    // No input at all.
+    let transcript = model("tiny.en")
+        .transcribe(&[], &TranscribeOptions::default())
+        .unwrap();
+    assert!(transcript.words.is_empty());
+}
+
+#[test]
+fn non_finite_audio_is_an_error() {
+    let mut samples = vec![0.0f32; 16_000];
+    samples[100] = f32::NAN;
+    let err = model("tiny.en")
+        .transcribe(&samples, &TranscribeOptions::default())
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::NonFiniteAudio { index: 100 }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn progress_rises_to_100_and_cancel_stops() {
+    let samples = support::audio::decode_16k_mono(&fixture("jfk.wav")).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let options = TranscribeOptions::default()
+        .threads(2)
+        .progress(move |p| sink.lock().unwrap().push(p));
+    model("tiny.en").transcribe(&samples, &options).unwrap();
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.first(), Some(&0));
+    assert_eq!(seen.last(), Some(&100));
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+
+    let cancel = Arc::new(AtomicBool::new(true));
+    let err = model("tiny.en")
+        .transcribe(
+            &samples,
+            &TranscribeOptions::default().cancel(cancel.clone()),
+        )
+        .unwrap_err();
+    assert!(matches!(err, Error::Cancelled), "{err:?}");
+    cancel.store(false, Ordering::Relaxed);
+}
+
+#[test]
+fn long_input_is_chunked_and_stays_in_order() {
+    // Three minutes: JFK repeated with pauses of growing length, so pieces must be cut.
+    let jfk = support::audio::decode_16k_mono(&fixture("jfk.wav")).unwrap();
+    let mut samples = Vec::new();
+    let mut starts_s = Vec::new();
+    for i in 0..12 {
+        starts_s.push(samples.len() as f64 / 16_000.0);
+        samples.extend_from_slice(&jfk);
+        samples.extend(std::iter::repeat_n(0.0, 16_000 * (1 + i % 4)));
+    }
+    let transcript = model("tiny.en")
+        .transcribe(&samples, &TranscribeOptions::default())
+        .unwrap();
+    assert_well_formed(&transcript.words, samples.len() as f64 / 16_000.0);
+    let words: Vec<String> = transcript
+        .words
+        .iter()
+        .flat_map(|w| normalized(&w.word))
+        .collect();
+    let expected_words = 12 * 22;
+    assert!(
+        words.len().abs_diff(expected_words) <= 12,
+        "{} words for {expected_words} spoken: {words:?}",
+        words.len()
+    );
+    // No drift: each repetition's "and" starts where that repetition's speech starts (0.32 s
+    // into jfk.wav; a breath at 0.07 s may be counted in).
+    let found = starts_s
+        .iter()
+        .filter(|&&start| {
+            transcript.words.iter().any(|w| {
+                w.word.eq_ignore_ascii_case("and")
+                    && (start + 0.04..start + 0.45).contains(&w.start)
+            })
+        })
+        .count();
+    assert!(
+        found >= 11,
+        "only {found} of 12 repetitions start with 'and' in place: {:?}",
+        transcript.words
+    );
+}
