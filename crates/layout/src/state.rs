@@ -438,7 +438,8 @@ impl Timeline {
                 } else {
                     1.0
                 };
-                let float = (age * std::f32::consts::TAU / 1.6).sin() * 0.05 * rect.h;
+                // Whole pixels: a sub-pixel drift would make every frame a new overlay.
+                let float = ((age * std::f32::consts::TAU / 2.0).sin() * 0.05 * rect.h).round();
                 transform.scale_milli = (pop * 1000.0).round() as u32;
                 transform.dy_q += q(float);
             }

@@ -1,5 +1,5 @@
-//! Random configs and word lists never panic the renderer; invalid configs are refused with a
-//! field path.
+//! Random valid configs and word lists never panic the renderer (and if a generated config is
+//! refused, the refusal names a field path); an invalid config is refused with its field path.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
 use std::path::PathBuf;
@@ -39,10 +39,10 @@ fn config_strategy() -> impl Strategy<Value = Config> {
             -5.0f32..60.0,
             -5.0f32..80.0,
         ),
-        (any::<bool>(), any::<bool>(), any::<bool>(), -0.5f32..1.5),
+        (any::<bool>(), any::<bool>(), any::<bool>(), 0.1f32..1.0),
         prop::sample::select(CapitalizationType::ALL.to_vec()),
-        (-0.5f32..1.5, -0.5f32..1.5, 0u16..1200, -5.0f32..100.0),
-        prop::sample::select(vec!["Inter", "Noto Sans Arabic", "Unknown Family", ""]),
+        (0.0f32..1.0, 0.0f32..1.0, 100u16..900, 0.0f32..100.0),
+        prop::sample::select(vec!["Inter", "Noto Sans Arabic", "Unknown Family"]),
     )
         .prop_map(|(modes, counts, flags, cap, more, font)| {
             let mut c = Catalog::builtin().unwrap().default_config().clone();
