@@ -14,6 +14,7 @@ setup:
 	@scripts/setup-system
 	@scripts/setup-python
 	@scripts/setup-s3s
+	@scripts/setup-schemathesis
 	@scripts/setup-models
 
 build: setup

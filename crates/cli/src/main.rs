@@ -9,6 +9,7 @@
 mod catalog_cmds;
 mod formats;
 mod media_cmds;
+mod serve;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -138,6 +139,12 @@ enum Command {
         #[arg(long, env = "CAPTIONS_TEMPLATES")]
         templates_dir: Option<PathBuf>,
     },
+    /// Run the HTTP service (configuration: a TOML file and CAPTIONS_* variables).
+    Serve {
+        /// The TOML configuration file.
+        #[arg(long, env = "CAPTIONS_CONFIG")]
+        config: Option<PathBuf>,
+    },
     /// Manage whisper models.
     Model {
         #[command(subcommand)]
@@ -158,12 +165,15 @@ enum ModelCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let filter = tracing_subscriber::EnvFilter::try_from_env("CAPTIONS_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,whisper_rs=off"));
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .try_init();
+    // `serve` sets up its own, chattier logging; the other commands only warn.
+    if !matches!(cli.command, Command::Serve { .. }) {
+        let filter = tracing_subscriber::EnvFilter::try_from_env("CAPTIONS_LOG")
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,whisper_rs=off"));
+        let _ = tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_env_filter(filter)
+            .try_init();
+    }
     let result = match cli.command {
         Command::Templates {
             id,
@@ -245,6 +255,7 @@ fn main() -> ExitCode {
         Command::Model {
             command: ModelCommand::Install { names, force },
         } => media_cmds::model_install(&names, force),
+        Command::Serve { config } => serve::run(config).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,
