@@ -25,4 +25,4 @@ pub use models::{
     model_file_name, model_path, models_dir,
 };
 pub use transcriber::{ProgressFn, SAMPLE_RATE_HZ, TranscribeOptions, Transcriber, Transcript};
-pub use whisper::{WhisperOptions, WhisperTranscriber};
+pub use whisper::WhisperTranscriber;

@@ -1,6 +1,6 @@
 //! The whisper.cpp backend.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -28,8 +28,7 @@ const BEAM_SIZE: i32 = 5;
 
 /// Tuning of the backend (defaults measured with `scripts/bench-transcribe`).
 #[derive(Debug, Clone, Copy, Default)]
-#[non_exhaustive]
-pub struct WhisperOptions {
+struct Tuning {
     gate: GateParams,
     align: AlignParams,
 }
@@ -39,7 +38,7 @@ pub struct WhisperTranscriber {
     context: WhisperContext,
     hparams: Hparams,
     name: String,
-    options: WhisperOptions,
+    tuning: Tuning,
 }
 
 impl std::fmt::Debug for WhisperTranscriber {
@@ -105,18 +104,13 @@ impl WhisperTranscriber {
             context,
             hparams,
             name,
-            options: WhisperOptions::default(),
+            tuning: Tuning::default(),
         })
     }
 
     /// Loads an installed model by name (`tiny.en`, `base`) from the models folder.
     pub fn open_installed(name: &str) -> Result<Self> {
         Self::open(&models::installed_model_path(name)?)
-    }
-
-    /// The path a model would be loaded from, for error messages.
-    pub fn default_path(name: &str) -> Result<PathBuf> {
-        models::model_path(name)
     }
 
     /// The language to force, `None` for detection.
@@ -301,10 +295,8 @@ impl Transcriber for WhisperTranscriber {
         };
         report(0);
         let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
-        let regions = chunks::split_long_regions(
-            samples,
-            speech::speech_regions(samples, &self.options.gate),
-        );
+        let regions =
+            chunks::split_long_regions(samples, speech::speech_regions(samples, &self.tuning.gate));
         let plan = chunks::plan(&regions, total_s);
         tracing::debug!(
             duration_s = total_s,
@@ -348,7 +340,7 @@ impl Transcriber for WhisperTranscriber {
                 raw,
                 &regions[chunk.regions.clone()],
                 chunk,
-                &self.options.align,
+                &self.tuning.align,
             ));
             done_s += chunk.end_s - chunk.start_s;
         }
