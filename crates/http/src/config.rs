@@ -90,6 +90,12 @@ pub struct ServiceConfig {
     pub encoder_threads: usize,
     /// Claims a job may have before it fails for good (`CAPTIONS_MAX_ATTEMPTS`).
     pub max_attempts: u32,
+    /// A job whose worker sends no heartbeat for this many seconds is queued again
+    /// (`CAPTIONS_LEASE_S`).
+    pub lease_s: u64,
+    /// Shared PostgreSQL job store, `postgres://user:password@host:port/db`
+    /// (`CAPTIONS_DATABASE_URL`). Unset: the embedded store in the data folder, for one process.
+    pub database_url: Option<String>,
     /// Extra templates (`*.json`) that add to or replace the built-in ones
     /// (`CAPTIONS_TEMPLATES`).
     pub templates_dir: Option<PathBuf>,
@@ -146,6 +152,8 @@ impl Default for ServiceConfig {
             generate_slots: engine.generate_slots,
             encoder_threads: engine.encoder_threads,
             max_attempts: engine.max_attempts,
+            lease_s: engine.lease.as_secs(),
+            database_url: None,
             templates_dir: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             max_upload_bytes: links.max_upload_bytes,
@@ -224,6 +232,10 @@ impl ServiceConfig {
         set!(self.generate_slots, "CAPTIONS_GENERATE_SLOTS");
         set!(self.encoder_threads, "CAPTIONS_ENCODER_THREADS");
         set!(self.max_attempts, "CAPTIONS_MAX_ATTEMPTS");
+        set!(self.lease_s, "CAPTIONS_LEASE_S");
+        if let Some(v) = get("CAPTIONS_DATABASE_URL") {
+            self.database_url = Some(v).filter(|v| !v.trim().is_empty());
+        }
         if let Some(v) = get("CAPTIONS_TEMPLATES") {
             self.templates_dir = Some(PathBuf::from(v));
         }
@@ -310,7 +322,7 @@ impl ServiceConfig {
             templates_dir: self.templates_dir.clone(),
             generate_slots: self.generate_slots,
             encoder_threads: self.encoder_threads,
-            ..EngineOptions::default()
+            lease: Duration::from_secs(self.lease_s.max(1)),
         }
     }
 

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use caption_engine::Engine;
-use caption_jobs::EmbeddedJobStore;
+use caption_jobs::{EmbeddedJobStore, JobStore, PostgresJobStore};
 use caption_store::open_storage;
 use tokio::net::TcpListener;
 
@@ -19,6 +19,8 @@ pub struct Server {
     local_addr: SocketAddr,
     public_url: String,
     state: AppState,
+    /// The job store is shared with other processes (PostgreSQL).
+    shared_jobs: bool,
 }
 
 impl Server {
@@ -53,7 +55,11 @@ impl Server {
             .trim_end_matches('/')
             .to_owned();
         let opened = open_storage(&config.storage_options(&public_url))?;
-        let jobs = Arc::new(EmbeddedJobStore::open(config.data_dir.join("jobs.redb"))?);
+        let jobs: Arc<dyn JobStore> = match &config.database_url {
+            Some(url) => Arc::new(PostgresJobStore::connect(url).await?),
+            None => Arc::new(EmbeddedJobStore::open(config.data_dir.join("jobs.redb"))?),
+        };
+        let shared_jobs = config.database_url.is_some();
         let engine = Engine::new(config.engine_options(), opened.storage, jobs)?;
         let mut state = AppState::new(engine, keys).with_max_body_bytes(config.max_body_bytes);
         if let Some(authority) = opened.local {
@@ -65,6 +71,7 @@ impl Server {
             local_addr,
             public_url,
             state,
+            shared_jobs,
         })
     }
 
@@ -87,8 +94,9 @@ impl Server {
     /// or hands back its job, which stays persisted).
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<()> {
         // One process owns the embedded store, so jobs left IN_PROGRESS by a previous run
-        // of this process can be queued again at once.
-        let workers = self.state.engine().spawn_workers(true).await?;
+        // of this process can be queued again at once. A shared store's in-progress jobs may
+        // belong to live processes: those come back only when their leases run out.
+        let workers = self.state.engine().spawn_workers(!self.shared_jobs).await?;
         let app = router(self.state);
         let served = axum::serve(self.listener, app)
             .with_graceful_shutdown(async move {

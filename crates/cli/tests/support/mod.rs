@@ -1,0 +1,213 @@
+//! Shared by the service tests: the real binary, s3s-fs, an HTTP client.
+
+#![allow(dead_code, reason = "each test binary uses a part of this module")]
+
+use std::io::{BufRead as _, BufReader};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub fn captions_binary() -> PathBuf {
+    std::env::var_os("CAPTIONS_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_captions")))
+}
+
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub fn wait_for_port(port: u16, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "{what} did not listen on {port}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A running `captions serve`; killed on drop if the test did not stop it.
+pub struct Service {
+    pub child: Child,
+    pub base: String,
+    stdout: mpsc::Receiver<String>,
+}
+
+impl Service {
+    pub fn start(data_dir: &Path, env: &[(&str, String)]) -> Self {
+        let port = free_port();
+        let mut command = Command::new(captions_binary());
+        command
+            .arg("serve")
+            .env("CAPTIONS_BIND", format!("127.0.0.1:{port}"))
+            .env("CAPTIONS_DATA_DIR", data_dir)
+            .env("CAPTIONS_MODEL", "tiny.en")
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().expect("starting captions serve");
+        let (sender, stdout) = mpsc::channel();
+        let pipe = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                let _ = sender.send(line);
+            }
+        });
+        wait_for_port(port, "captions serve");
+        Self {
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+            stdout,
+        }
+    }
+
+    /// The lines printed at start-up, up to the ready curl line.
+    pub fn banner(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let line = self
+                .stdout
+                .recv_timeout(Duration::from_secs(30))
+                .expect("captions serve printed no ready line");
+            let done = line.starts_with("try: curl");
+            lines.push(line);
+            if done {
+                return lines;
+            }
+        }
+    }
+
+    /// SIGTERM, then the exit status must be success: a graceful stop.
+    pub fn terminate(mut self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(exit) = self.child.try_wait().unwrap() {
+                assert!(exit.success(), "captions serve exited with {exit}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "no exit within 60 s of SIGTERM");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+pub fn run(program: &str, args: &[&str]) -> Vec<u8> {
+    let out = Command::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{program} must be installed: {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+pub const S3_ACCESS_KEY: &str = "captions-e2e-key";
+pub const S3_SECRET_KEY: &str = "captions-e2e-secret";
+pub const S3_BUCKET: &str = "captions-e2e";
+
+/// s3s-fs (installed by scripts/setup-s3s) on a loopback port; killed on drop.
+pub struct S3sServer {
+    child: Child,
+    pub endpoint: String,
+    _data: tempfile::TempDir,
+}
+
+impl S3sServer {
+    pub fn start() -> Self {
+        let binary = std::env::var_os("CAPTIONS_S3S_FS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                PathBuf::from(std::env::var_os("HOME").unwrap())
+                    .join(".cache/caption-engine/tools/bin/s3s-fs")
+            });
+        assert!(
+            binary.is_file(),
+            "s3s-fs not found at {} (run scripts/setup-s3s)",
+            binary.display()
+        );
+        let data = tempfile::tempdir().unwrap();
+        std::fs::create_dir(data.path().join(S3_BUCKET)).unwrap();
+        let port = free_port();
+        let child = Command::new(&binary)
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--access-key", S3_ACCESS_KEY, "--secret-key", S3_SECRET_KEY])
+            .arg(data.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for_port(port, "s3s-fs");
+        Self {
+            child,
+            endpoint: format!("http://127.0.0.1:{port}"),
+            _data: data,
+        }
+    }
+}
+
+impl Drop for S3sServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub struct Client {
+    pub http: reqwest::Client,
+    pub base: String,
+    pub key: String,
+}
+
+impl Client {
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let response = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .header("x-api-key", &self.key)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap())
+    }
+
+    pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        let response = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .header("x-api-key", &self.key)
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap())
+    }
+}
