@@ -359,7 +359,7 @@ mod tests {
     #[test]
     fn words_without_a_pause_share_a_region() {
         let regions = [r(0.5, 1.5)];
-        let words = [e(0.5, 1.1), e(1.1, 1.5)];
+        let words = [e(0.5, 0.9), e(0.9, 1.5)];
         let times = align(&words, &regions, &AlignParams::default()).unwrap();
         let expected = [(0.5, 0.9), (0.9, 1.5)];
         for (got, want) in times.iter().zip(expected) {
