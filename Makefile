@@ -27,9 +27,9 @@ run: build
 ## test: set up, then formatting, lints, every test and the benches' build.
 test: setup
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
-	$(CARGO) test --workspace --locked
-	$(CARGO) bench --workspace --no-run --locked
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) test --workspace
+	$(CARGO) bench --workspace --no-run
 
 lint:
 	$(CARGO) fmt --all -- --check
