@@ -28,7 +28,7 @@ run: build
 test: setup
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(CARGO) test --workspace
+	$(CARGO) test --workspace --no-fail-fast
 	$(CARGO) bench --workspace --no-run
 
 lint:

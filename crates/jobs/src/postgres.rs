@@ -71,9 +71,13 @@ fn redact(url: &str) -> String {
 }
 
 fn db_error(url: &str) -> impl Fn(tokio_postgres::Error) -> Error + '_ {
+    // The server's own message ("duplicate key ...") says far more than the client's "db error".
     move |e| Error::Database {
         path: redact(url),
-        message: e.to_string(),
+        message: e.as_db_error().map_or_else(
+            || e.to_string(),
+            |db| format!("{}: {}", db.severity(), db.message()),
+        ),
     }
 }
 
@@ -167,10 +171,14 @@ impl PostgresJobStore {
     async fn migrate(&self) -> Result<()> {
         let client = self.client().await?;
         let err = db_error(&self.url);
+        // Even `CREATE TABLE IF NOT EXISTS` races with itself, so it runs under the lock too.
         client
-            .batch_execute(
-                "CREATE TABLE IF NOT EXISTS caption_schema (version integer PRIMARY KEY)",
-            )
+            .batch_execute(&format!(
+                "BEGIN;
+                 SELECT pg_advisory_xact_lock({MIGRATION_LOCK});
+                 CREATE TABLE IF NOT EXISTS caption_schema (version integer PRIMARY KEY);
+                 COMMIT;"
+            ))
             .await
             .map_err(&err)?;
         for (n, sql) in MIGRATIONS.iter().enumerate() {
