@@ -1,8 +1,11 @@
 //! Pipeline benches: `cargo bench -p caption-media --bench pipeline`.
 //!
 //! The per-frame cost the burn adds over a bare transcode: blending a caption-sized overlay
-//! (1000x300) into a portrait 1080x1920 yuv420p frame, with the overlay already converted
-//! (the common case: captions change a few times a second) and including the conversion.
+//! (1000x300) into a portrait 1080x1920 yuv420p frame with the overlay already converted (the
+//! common case: captions change a few times a second), and converting an overlay to the frame's
+//! YUV format, which animated effects (pop, bounce, zoom, fade, slide, shake) need every frame
+//! while they run: for a caption-like overlay (mostly transparent), a fully opaque one (the
+//! worst case) and a fully transparent one, in yuv420p and 10-bit.
 
 use std::hint::black_box;
 
@@ -58,6 +61,14 @@ fn caption_overlay() -> Overlay {
     Overlay::new(40, 1300, w, h, rgba).unwrap_or_else(|_| Overlay::solid(40, 1300, w, h, [0; 4]))
 }
 
+fn opaque_overlay() -> Overlay {
+    Overlay::solid(40, 1300, 1000, 300, [200, 30, 30, 255])
+}
+
+fn transparent_overlay() -> Overlay {
+    Overlay::solid(40, 1300, 1000, 300, [0, 0, 0, 0])
+}
+
 fn blend(c: &mut Criterion) {
     let overlay = caption_overlay();
     let colorimetry = Colorimetry {
@@ -74,15 +85,39 @@ fn blend(c: &mut Criterion) {
             black_box(&frame.y);
         });
     });
-    c.bench_function("prepare 1000x300 overlay for yuv420p", |b| {
+    let mut group = c.benchmark_group("prepare 1000x300 overlay");
+    for (name, overlay) in [
+        ("caption-like", &overlay),
+        ("opaque", &opaque_overlay()),
+        ("transparent", &transparent_overlay()),
+    ] {
+        for (layout_name, layout) in [
+            ("yuv420p", PlaneLayout::Yuv420p),
+            ("yuv420p10", PlaneLayout::Yuv420p10),
+        ] {
+            group.bench_function(format!("{name} {layout_name}"), |b| {
+                b.iter(|| {
+                    black_box(PreparedOverlay::new(
+                        black_box(overlay),
+                        layout,
+                        colorimetry,
+                        W,
+                        H,
+                    ))
+                });
+            });
+        }
+    }
+    group.finish();
+    // What an animated frame costs the pipeline: a new overlay converted and blended.
+    c.bench_function("prepare + blend 1000x300 caption-like, yuv420p", |b| {
         b.iter(|| {
-            black_box(PreparedOverlay::new(
-                black_box(&overlay),
-                PlaneLayout::Yuv420p,
-                colorimetry,
-                W,
-                H,
-            ))
+            if let Some(p) =
+                PreparedOverlay::new(black_box(&overlay), PlaneLayout::Yuv420p, colorimetry, W, H)
+            {
+                p.blend_into(&mut frame.view());
+            }
+            black_box(&frame.y);
         });
     });
 }

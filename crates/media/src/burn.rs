@@ -20,6 +20,7 @@ use rayon::prelude::*;
 use crate::blend::{Colorimetry, FrameMut, PlaneLayout, PreparedOverlay, YuvMatrix};
 use crate::ff;
 use crate::overlay::{Overlay, OverlaySource};
+use crate::pool::FramePool;
 use crate::{Error, Result};
 
 /// How [`burn`] encodes, and the hooks to follow or stop it.
@@ -266,12 +267,20 @@ impl Drop for PartialFile {
 
 /// Messages to the writer thread, in output order per stream.
 enum Msg {
-    Video(Vec<(frame::Video, i64)>),
+    Video(Vec<VideoFrame>),
     AudioPacket(Packet),
     AudioFrame(frame::Audio),
     /// Everything was sent: flush the encoders and finish the file. A writer that sees its
     /// channel close without this abandons the file instead.
     Finish,
+}
+
+/// A decoded frame on its way to the encoder: its duration in the stream's time base, and the
+/// overlay to blend into it.
+struct VideoFrame {
+    frame: frame::Video,
+    duration: i64,
+    overlay: Option<(PlaneLayout, Arc<PreparedOverlay>)>,
 }
 
 enum AudioPlan {
@@ -720,12 +729,15 @@ impl<'a> Burner<'a> {
         }
     }
 
-    /// Blends this batch's overlays in parallel, then hands it to the writer in order.
+    /// Renders and converts this batch's overlays in parallel, then hands the frames and their
+    /// overlays to the writer in order. The blend itself happens on the writer thread, just
+    /// before encoding: a frame the decoder still references must be copied first, and copying
+    /// there keeps one copy in flight instead of one per queued frame.
     fn flush_batch(&mut self) -> Result<()> {
         if self.batch.is_empty() {
             return Ok(());
         }
-        let mut batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_FRAMES));
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_FRAMES));
         let job = BlendJob {
             overlays: self.overlays,
             cache: &self.cache,
@@ -734,11 +746,21 @@ impl<'a> Burner<'a> {
             rotation_cw_deg: self.rotation_cw_deg,
             overlaid: &self.overlaid,
         };
-        batch
-            .par_iter_mut()
-            .try_for_each(|(frame, _)| job.apply(frame))?;
+        let overlays = batch
+            .par_iter()
+            .map(|(frame, _)| job.prepare(frame))
+            .collect::<Result<Vec<_>>>()?;
+        let batch: Vec<VideoFrame> = batch
+            .into_iter()
+            .zip(overlays)
+            .map(|((frame, duration), overlay)| VideoFrame {
+                frame,
+                duration,
+                overlay,
+            })
+            .collect();
         if let Some(progress) = &self.options.progress
-            && let Some((frame, _)) = batch.last()
+            && let Some(VideoFrame { frame, .. }) = batch.last()
             && self.duration_s > 0.0
         {
             let t_s = ff::ts_to_s(frame.pts().unwrap_or(0), self.video_tb) - self.start_s;
@@ -927,6 +949,7 @@ impl<'a> Burner<'a> {
             video_out_tb,
             durations: HashMap::new(),
             audio,
+            pool: FramePool::default(),
         };
         let (tx, rx) = sync_channel(QUEUE_BATCHES);
         let thread = std::thread::Builder::new()
@@ -1083,7 +1106,9 @@ struct OverlayCache {
     entries: Mutex<Vec<CacheEntry>>,
 }
 
-const CACHE_ENTRIES: usize = 16;
+/// Frames reach the cache nearly in time order, a batch at a time, so the last few overlays are
+/// all that can hit again; each entry holds a converted copy of a caption-sized box.
+const CACHE_ENTRIES: usize = 4;
 
 impl OverlayCache {
     fn prepared(
@@ -1126,7 +1151,8 @@ struct BlendJob<'a> {
 }
 
 impl BlendJob<'_> {
-    fn apply(&self, frame: &mut frame::Video) -> Result<()> {
+    /// The overlay of `frame`, converted for it (and cached for the frames that follow).
+    fn prepare(&self, frame: &frame::Video) -> Result<Option<(PlaneLayout, Arc<PreparedOverlay>)>> {
         let (coded_w, coded_h) = (frame.width(), frame.height());
         let (display_w, display_h) = if self.rotation_cw_deg % 180 == 90 {
             (coded_h, coded_w)
@@ -1135,7 +1161,7 @@ impl BlendJob<'_> {
         };
         let t_s = ff::ts_to_s(frame.pts().unwrap_or(0), self.video_tb) - self.start_s;
         let Some(overlay) = self.overlays.overlay_at(t_s, display_w, display_h) else {
-            return Ok(());
+            return Ok(None);
         };
         let expected = overlay.width() as usize * overlay.height() as usize * 4;
         if overlay.rgba().len() != expected {
@@ -1145,34 +1171,54 @@ impl BlendJob<'_> {
             });
         }
         let Some(layout) = layout_of(frame.format()) else {
-            return Ok(());
+            return Ok(None);
         };
         let colorimetry = colorimetry_of(frame);
         let rotation = self.rotation_cw_deg;
         let prepared = self.cache.prepared(&overlay, colorimetry, || {
-            let coded = overlay.to_coded_orientation(rotation, coded_w, coded_h);
-            PreparedOverlay::new(&coded, layout, colorimetry, coded_w, coded_h)
+            if rotation == 0 {
+                PreparedOverlay::new(&overlay, layout, colorimetry, coded_w, coded_h)
+            } else {
+                let coded = overlay.to_coded_orientation(rotation, coded_w, coded_h);
+                PreparedOverlay::new(&coded, layout, colorimetry, coded_w, coded_h)
+            }
         });
-        let Some(prepared) = prepared else {
-            return Ok(());
-        };
-        // SAFETY: the frame is ours. Decoded frames share their buffers with the decoder's
-        // reference pictures; av_frame_make_writable copies them first when shared, so the
-        // blend never alters a picture the decoder still predicts from.
-        let made_writable = unsafe { ffmpeg::ffi::av_frame_make_writable(frame.as_mut_ptr()) };
-        if made_writable < 0 {
-            return Err(Error::Decode {
-                path: PathBuf::new(),
-                stream: "video",
-                reason: "out of memory making a frame writable".to_owned(),
-            });
+        if prepared.is_some() {
+            self.overlaid.fetch_add(1, Ordering::Relaxed);
         }
-        let Some(mut view) = frame_view(frame, layout) else {
-            return Ok(());
-        };
-        prepared.blend_into(&mut view);
-        self.overlaid.fetch_add(1, Ordering::Relaxed);
-        Ok(())
+        Ok(prepared.map(|p| (layout, p)))
+    }
+}
+
+/// Blends `overlay` into `frame`, copying the frame first (into `pool`'s buffers) when the
+/// decoder still references its pictures: the blend must never alter a picture the decoder
+/// predicts later frames from.
+fn blend_frame(
+    frame: &mut frame::Video,
+    layout: PlaneLayout,
+    overlay: &PreparedOverlay,
+    pool: &FramePool,
+) -> bool {
+    if !pool.make_writable(frame, plane_rows(layout, frame.height())) {
+        return false;
+    }
+    if let Some(mut view) = frame_view(frame, layout) {
+        overlay.blend_into(&mut view);
+    }
+    true
+}
+
+/// The height of each plane of a `layout` frame `height` rows high (0: no such plane).
+fn plane_rows(layout: PlaneLayout, height: u32) -> [usize; 3] {
+    let h = height as usize;
+    let chroma = match layout {
+        PlaneLayout::Yuv420p | PlaneLayout::Nv12 | PlaneLayout::Yuv420p10 => h.div_ceil(2),
+        _ => h,
+    };
+    if layout == PlaneLayout::Nv12 {
+        [h, chroma, 0]
+    } else {
+        [h, chroma, chroma]
     }
 }
 
@@ -1180,16 +1226,15 @@ impl BlendJob<'_> {
 /// stride) frames, which decoders do not produce.
 fn frame_view(frame: &mut frame::Video, layout: PlaneLayout) -> Option<FrameMut<'_>> {
     let (w, h) = (frame.width(), frame.height());
-    let plane_count = if layout == PlaneLayout::Nv12 { 2 } else { 3 };
-    let chroma_rows = match layout {
-        PlaneLayout::Yuv420p | PlaneLayout::Nv12 | PlaneLayout::Yuv420p10 => h.div_ceil(2),
-        _ => h,
-    } as usize;
+    let rows = plane_rows(layout, h);
     // SAFETY: only the pointer is taken here; it is dereferenced below under the same borrow.
     let raw = unsafe { frame.as_mut_ptr() };
     let mut planes: [&mut [u8]; 3] = [&mut [], &mut [], &mut []];
     let mut strides = [0_usize; 3];
-    for (i, slot) in planes.iter_mut().enumerate().take(plane_count) {
+    for (i, slot) in planes.iter_mut().enumerate() {
+        if rows[i] == 0 {
+            continue;
+        }
         // SAFETY: `raw` is a valid, writable AVFrame of this pixel format (checked by the
         // caller), so data[i] points at a plane of at least linesize[i] * rows bytes. The
         // planes are distinct allocations (or disjoint parts of one), and the returned view
@@ -1200,8 +1245,7 @@ fn frame_view(frame: &mut frame::Video, layout: PlaneLayout) -> Option<FrameMut<
             if data.is_null() {
                 return None;
             }
-            let rows = if i == 0 { h as usize } else { chroma_rows };
-            *slot = std::slice::from_raw_parts_mut(data, stride * rows);
+            *slot = std::slice::from_raw_parts_mut(data, stride * rows[i]);
             strides[i] = stride;
         }
     }
@@ -1253,6 +1297,7 @@ struct Writer {
     /// durations, and the container needs the last one to keep the input's length).
     durations: HashMap<i64, i64>,
     audio: WriterAudio,
+    pool: FramePool,
 }
 
 impl Writer {
@@ -1260,7 +1305,20 @@ impl Writer {
         while let Ok(msg) = rx.recv() {
             match msg {
                 Msg::Video(frames) => {
-                    for (frame, duration) in frames {
+                    for VideoFrame {
+                        mut frame,
+                        duration,
+                        overlay,
+                    } in frames
+                    {
+                        if let Some((layout, overlay)) = overlay
+                            && !blend_frame(&mut frame, layout, &overlay, &self.pool)
+                        {
+                            return Err(Error::Encode {
+                                path: self.path.clone(),
+                                reason: "out of memory copying a frame to blend into".to_owned(),
+                            });
+                        }
                         if let Some(pts) = frame.pts() {
                             self.durations.insert(pts, duration);
                         }

@@ -14,6 +14,7 @@ mod burn;
 mod error;
 mod ff;
 mod overlay;
+mod pool;
 mod probe;
 
 pub use audio::{AUDIO_SAMPLE_RATE_HZ, AudioReader, decode_audio_16k_mono};

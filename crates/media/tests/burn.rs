@@ -181,6 +181,15 @@ fn burn_and_check(input: &Path, output: &Path) -> caption_media::BurnReport {
         distance(early, early_in) < 12.0,
         "{input:?}: picture changed at 0.5 s: {early_in:?} -> {early:?}"
     );
+    // After the box: a blend that leaked into the decoder's reference pictures would show
+    // here, in frames predicted from the ones that had the box.
+    let late_s = (before.duration_s - 0.1).min(2.5);
+    let late = box_mean_rgb(output, late_s, w, h);
+    let late_in = box_mean_rgb(input, late_s, w, h);
+    assert!(
+        distance(late, late_in) < 12.0,
+        "{input:?}: picture changed at {late_s} s, after the box: {late_in:?} -> {late:?}"
+    );
     report
 }
 
