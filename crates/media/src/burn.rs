@@ -119,10 +119,11 @@ pub struct BurnReport {
     pub elapsed_s: f64,
 }
 
-/// Frames overlaid together in one rayon batch; also the depth of the queue to the encoder,
-/// in batches. Small enough to keep memory flat (a 1080p frame is 3 MB), large enough to keep
-/// two cores busy.
-const BATCH_FRAMES: usize = 4;
+/// Frames whose overlays are rendered and converted together in one rayon batch (one per
+/// core is enough: most frames reuse the previous overlay), and the depth of the queue to the
+/// encoder, in batches. Every frame in flight keeps a decoded picture (3 MB at 1080x1920)
+/// alive, so these stay small: memory then stays at a bare transcode's whatever the length.
+const BATCH_FRAMES: usize = 2;
 const QUEUE_BATCHES: usize = 1;
 const MAX_CONSECUTIVE_DECODE_ERRORS: u32 = 100;
 
@@ -1108,7 +1109,7 @@ struct OverlayCache {
 
 /// Frames reach the cache nearly in time order, a batch at a time, so the last few overlays are
 /// all that can hit again; each entry holds a converted copy of a caption-sized box.
-const CACHE_ENTRIES: usize = 4;
+const CACHE_ENTRIES: usize = 3;
 
 impl OverlayCache {
     fn prepared(
