@@ -1,4 +1,6 @@
-//! Burns captions into a video: `cargo run --release -p caption-engine --example burn -- INPUT WORDS.json TEMPLATE OUTPUT`.
+//! Run: `cargo run --release -p caption-engine --example burn -- INPUT WORDS.json TEMPLATE OUTPUT`
+//!
+//! Burns captions into a video with the engine as a library.
 //!
 //! WORDS.json is an array of words (`start`, `end`, `word`, `punctuated_word`), TEMPLATE the id
 //! of a built-in template (`captions templates` lists them). The output container follows
