@@ -38,30 +38,6 @@ fn speech_wav(dir: &Path) -> std::path::PathBuf {
     wav
 }
 
-async fn upload(client: &Client, file: &Path) -> String {
-    let (status, descriptor) = client.get("/v1/signedUrl?fileName=speech.wav").await;
-    assert_eq!(status, 200, "{descriptor}");
-    let mut form = reqwest::multipart::Form::new();
-    for (name, value) in descriptor["fields"].as_object().unwrap() {
-        form = form.text(name.clone(), value.as_str().unwrap().to_owned());
-    }
-    let part =
-        reqwest::multipart::Part::bytes(std::fs::read(file).unwrap()).file_name("speech.wav");
-    let response = client
-        .http
-        .post(descriptor["url"].as_str().unwrap())
-        .multipart(form.part("file", part))
-        .send()
-        .await
-        .unwrap();
-    assert!(
-        response.status().is_success(),
-        "upload: {}",
-        response.text().await.unwrap()
-    );
-    descriptor["file"].as_str().unwrap().to_owned()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn three_processes_share_jobs_and_survive_a_sigkill() {
     let postgres = tokio::task::spawn_blocking(|| PostgresServer::start().unwrap())
@@ -98,7 +74,9 @@ async fn three_processes_share_jobs_and_survive_a_sigkill() {
         })
         .collect();
 
-    let input = upload(&clients[0], &speech_wav(work.path())).await;
+    let input = clients[0]
+        .upload(&speech_wav(work.path()), "speech.wav", "audio/wav")
+        .await;
     let mut ids = Vec::new();
     for n in 0..JOBS {
         let (status, body) = clients[n % 3]

@@ -135,30 +135,8 @@ async fn caption_flow(client: &Client, work: &Path) -> String {
     let video = speech_video(work);
     let source_duration_s = duration_s(&video);
 
-    let (status, descriptor) = client.get("/v1/signedUrl?fileName=speech.mp4").await;
-    assert_eq!(status, 200, "{descriptor}");
-    let mut form = reqwest::multipart::Form::new();
-    for (name, value) in descriptor["fields"].as_object().unwrap() {
-        form = form.text(name.clone(), value.as_str().unwrap().to_owned());
-    }
-    let part = reqwest::multipart::Part::bytes(std::fs::read(&video).unwrap())
-        .file_name("speech.mp4")
-        .mime_str("video/mp4")
-        .unwrap();
-    let upload = client
-        .http
-        .post(descriptor["url"].as_str().unwrap())
-        .multipart(form.part("file", part))
-        .send()
-        .await
-        .unwrap();
-    let upload_status = upload.status().as_u16();
-    assert!(
-        (200..300).contains(&upload_status),
-        "upload: {upload_status} {}",
-        upload.text().await.unwrap()
-    );
-    let file = descriptor["file"].as_str().unwrap();
+    let file = client.upload(&video, "speech.mp4", "video/mp4").await;
+    let file = file.as_str();
 
     let (status, created) = client
         .post("/v1/transcript", &json!({"input": file, "lang": "en"}))

@@ -198,6 +198,38 @@ impl Client {
         (status, response.json().await.unwrap())
     }
 
+    /// Gets an upload descriptor for `file_name`, posts `path` with its fields as a browser
+    /// form does (every field, then the file), asserts the store accepted it and returns the
+    /// descriptor's file identifier.
+    pub async fn upload(&self, path: &Path, file_name: &str, mime: &str) -> String {
+        let (status, descriptor) = self
+            .get(&format!("/v1/signedUrl?fileName={file_name}"))
+            .await;
+        assert_eq!(status, 200, "{descriptor}");
+        let mut form = reqwest::multipart::Form::new();
+        for (name, value) in descriptor["fields"].as_object().unwrap() {
+            form = form.text(name.clone(), value.as_str().unwrap().to_owned());
+        }
+        let part = reqwest::multipart::Part::bytes(std::fs::read(path).unwrap())
+            .file_name(file_name.to_owned())
+            .mime_str(mime)
+            .unwrap();
+        let upload = self
+            .http
+            .post(descriptor["url"].as_str().unwrap())
+            .multipart(form.part("file", part))
+            .send()
+            .await
+            .unwrap();
+        let upload_status = upload.status().as_u16();
+        assert!(
+            (200..300).contains(&upload_status),
+            "upload: {upload_status} {}",
+            upload.text().await.unwrap()
+        );
+        descriptor["file"].as_str().unwrap().to_owned()
+    }
+
     pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
         let response = self
             .http
