@@ -22,6 +22,8 @@ pub(crate) struct Estimate {
     pub(crate) start_s: f64,
     pub(crate) end_s: f64,
     pub(crate) start_from_dtw: bool,
+    /// Characters of the word (letters and digits): a floor on how short it can be spoken.
+    pub(crate) letters: u32,
 }
 
 /// Tuning of [`align`]; every cost is in seconds of boundary displacement. The defaults were
@@ -38,14 +40,27 @@ pub(crate) struct AlignParams {
     pub(crate) early_allowance_s: f64,
     /// Cost per second of moving a boundary later than a DTW estimate (rarely right).
     pub(crate) early_weight: f64,
+    /// Cost per second of moving a boundary earlier than a DTW estimate, beyond the allowance.
+    pub(crate) late_weight: f64,
+    /// Cost per second of displacement within the allowances: among otherwise equal choices,
+    /// the nearest to the estimate wins.
+    pub(crate) within_allowance_weight: f64,
     /// Silence a word may contain for free (stop closures, hesitations).
     pub(crate) free_inner_silence_s: f64,
     /// Cost per second of silence beyond that inside one word.
     pub(crate) inner_silence_weight: f64,
     /// Cost per second of sound left outside every word (before the first, after the last).
     pub(crate) uncovered_weight: f64,
+    /// The same for sound within `free_inner_silence_s` of the first or last word.
+    pub(crate) adjacent_uncovered_weight: f64,
     /// Shortest word produced.
     pub(crate) min_word_s: f64,
+    /// A word shorter than this per letter (up to `plausible_cap_s`) is implausibly fast.
+    pub(crate) plausible_s_per_letter: f64,
+    /// The plausible length never asks for more than this.
+    pub(crate) plausible_cap_s: f64,
+    /// Cost per second a word falls short of its plausible length.
+    pub(crate) too_short_weight: f64,
 }
 
 impl Default for AlignParams {
@@ -56,10 +71,16 @@ impl Default for AlignParams {
             late_allowance_s: 0.15,
             early_allowance_s: 0.05,
             early_weight: 2.0,
+            late_weight: 0.5,
+            within_allowance_weight: 0.05,
             free_inner_silence_s: 0.12,
             inner_silence_weight: 4.0,
             uncovered_weight: 0.5,
+            adjacent_uncovered_weight: 4.0,
             min_word_s: 0.04,
+            plausible_s_per_letter: 0.045,
+            plausible_cap_s: 0.35,
+            too_short_weight: 4.0,
         }
     }
 }
@@ -77,10 +98,15 @@ impl Guess {
         if !self.late_biased {
             return distance_to(self.time_s, (from, to));
         }
+        let slope = params.within_allowance_weight;
         if self.time_s < from {
-            (from - self.time_s - params.early_allowance_s).max(0.0) * params.early_weight
+            let early = from - self.time_s;
+            (early - params.early_allowance_s).max(0.0) * params.early_weight
+                + early.min(params.early_allowance_s) * slope
         } else if self.time_s > to {
-            (self.time_s - to - params.late_allowance_s).max(0.0)
+            let late = self.time_s - to;
+            (late - params.late_allowance_s).max(0.0) * params.late_weight
+                + late.min(params.late_allowance_s) * slope
         } else {
             0.0
         }
@@ -212,7 +238,27 @@ pub(crate) fn align(
             Role::Last => total_sound - sound_before[j],
             Role::Between => 0.0,
         };
+        // Sound just past the first or last word, across a pause no longer than a word's own
+        // (a release burst, a trailing fricative), is almost surely part of that word.
+        let adjacent = match role {
+            Role::First if !Slots::is_inside(slot) && j >= 1 => Some(j - 1),
+            Role::Last if !Slots::is_inside(slot) && j < regions.len() && j >= 1 => Some(j),
+            _ => None,
+        };
+        let adjacent_s = adjacent.map_or(0.0, |k| {
+            let pause = if k < j {
+                regions[j].start_s - regions[k].end_s
+            } else {
+                regions[k].start_s - regions[j - 1].end_s
+            };
+            if pause <= params.free_inner_silence_s {
+                regions[k].duration_s()
+            } else {
+                0.0
+            }
+        });
         seconds * params.uncovered_weight
+            + adjacent_s * (params.adjacent_uncovered_weight - params.uncovered_weight)
     };
     let boundary_cost = |b: usize, slot: usize| -> Option<(f64, f64)> {
         let (role, estimates) = estimates_of(b);
@@ -244,7 +290,23 @@ pub(crate) fn align(
         Some((cost, f64::NAN))
     };
 
+    // (end of the word before, start of the word after) for boundary b at slot s.
+    let sides = |b: usize, s: usize, inside_time: &[Vec<f64>]| -> (f64, f64) {
+        if Slots::is_inside(s) {
+            (inside_time[b][s], inside_time[b][s])
+        } else {
+            slots.gap(s)
+        }
+    };
+    let too_short = |word: &Estimate, seconds: f64| -> f64 {
+        let plausible =
+            (f64::from(word.letters) * params.plausible_s_per_letter).min(params.plausible_cap_s);
+        (plausible - seconds).max(0.0) * params.too_short_weight
+    };
+
     // cost[b][s]: best total with boundary b at slot s; back[b][s]: the slot of boundary b-1.
+    // Word b-1 lies between boundaries b-1 and b, so its length depends on both slots: the
+    // transition looks at every earlier slot (and the same one, for words sharing a region).
     let mut cost = vec![vec![f64::INFINITY; n_slots]; n_bounds];
     let mut back = vec![vec![usize::MAX; n_slots]; n_bounds];
     let mut inside_time = vec![vec![f64::NAN; n_slots]; n_bounds];
@@ -255,33 +317,30 @@ pub(crate) fn align(
         }
     }
     for b in 1..n_bounds {
-        // Best predecessor strictly before s, with the inner-silence term folded in.
-        let mut best = f64::INFINITY;
-        let mut best_slot = usize::MAX;
+        let word = &words[b - 1];
         for s in 0..n_slots {
             let Some((c, t)) = boundary_cost(b, s) else {
-                let prev = cost[b - 1][s] - cumulative[s + 1];
-                if prev < best {
-                    (best, best_slot) = (prev, s);
-                }
                 continue;
             };
-            let mut candidate = (best, best_slot);
-            // Two boundaries may share a region (several words spoken without a pause).
-            if Slots::is_inside(s) {
-                let same = cost[b - 1][s] - cumulative[s + 1];
-                if same < candidate.0 {
-                    candidate = (same, s);
+            inside_time[b][s] = t;
+            let end = sides(b, s, &inside_time).0;
+            let last_prev = if Slots::is_inside(s) { s + 1 } else { s };
+            let mut best = (f64::INFINITY, usize::MAX);
+            for prev in 0..last_prev {
+                let before = cost[b - 1][prev];
+                if !before.is_finite() {
+                    continue;
+                }
+                let start = sides(b - 1, prev, &inside_time).1;
+                let total =
+                    before + cumulative[s] - cumulative[prev + 1] + too_short(word, end - start);
+                if total < best.0 {
+                    best = (total, prev);
                 }
             }
-            if candidate.1 != usize::MAX {
-                cost[b][s] = c + candidate.0 + cumulative[s];
-                back[b][s] = candidate.1;
-                inside_time[b][s] = t;
-            }
-            let prev = cost[b - 1][s] - cumulative[s + 1];
-            if prev < best {
-                (best, best_slot) = (prev, s);
+            if best.1 != usize::MAX {
+                cost[b][s] = c + best.0;
+                back[b][s] = best.1;
             }
         }
     }
@@ -298,22 +357,12 @@ pub(crate) fn align(
         }
     }
 
-    // (end of the word before, start of the word after) at every boundary.
-    let sides: Vec<(f64, f64)> = chosen
+    let at: Vec<(f64, f64)> = chosen
         .iter()
         .enumerate()
-        .map(|(b, &s)| {
-            if Slots::is_inside(s) {
-                (inside_time[b][s], inside_time[b][s])
-            } else {
-                let (from, to) = slots.gap(s);
-                (from, to)
-            }
-        })
+        .map(|(b, &s)| sides(b, s, &inside_time))
         .collect();
-    let mut times: Vec<(f64, f64)> = (0..words.len())
-        .map(|i| (sides[i].1, sides[i + 1].0))
-        .collect();
+    let mut times: Vec<(f64, f64)> = (0..words.len()).map(|i| (at[i].1, at[i + 1].0)).collect();
     enforce_min_length(&mut times, params.min_word_s);
     Some(times)
 }
@@ -344,6 +393,7 @@ mod tests {
             start_s,
             end_s,
             start_from_dtw: true,
+            letters: 3,
         }
     }
 
@@ -377,6 +427,69 @@ mod tests {
         let words = [e(0.0, 0.5), e(1.0, 3.6)];
         let times = align(&words, &regions, &AlignParams::default()).unwrap();
         assert_eq!(times, vec![(0.0, 0.4), (3.0, 3.5)]);
+    }
+
+    fn close(got: &[(f64, f64)], want: &[(f64, f64)]) -> bool {
+        got.len() == want.len()
+            && got
+                .iter()
+                .zip(want)
+                .all(|(g, w)| (g.0 - w.0).abs() < 1e-9 && (g.1 - w.1).abs() < 1e-9)
+    }
+
+    fn lettered(start_s: f64, end_s: f64, letters: u32) -> Estimate {
+        Estimate {
+            letters,
+            ..e(start_s, end_s)
+        }
+    }
+
+    #[test]
+    fn a_late_estimate_does_not_squeeze_a_long_word_into_a_sliver() {
+        // "for the public library": DTW puts the end of "the" inside "public", whose stop
+        // closure leaves a 40 ms sliver of sound that a six-letter word cannot be.
+        let regions = [
+            r(8.284, 8.649),
+            r(8.715, 8.967),
+            r(9.45, 9.781),
+            r(9.821, 9.866),
+            r(9.973, 10.551),
+        ];
+        let words = [
+            lettered(8.341, 8.901, 3),
+            lettered(8.901, 9.721, 3),
+            lettered(9.721, 10.061, 6),
+            lettered(10.061, 10.661, 7),
+        ];
+        let times = align(&words, &regions, &AlignParams::default()).unwrap();
+        let want = [
+            (8.284, 8.649),
+            (8.715, 8.967),
+            (9.45, 9.866),
+            (9.973, 10.551),
+        ];
+        assert!(close(&times, &want), "{times:?}");
+    }
+
+    #[test]
+    fn of_two_pauses_equally_cheap_the_nearer_to_the_estimate_wins() {
+        // "bicycle path": a 38 ms closure inside "bicycle", a 48 ms pause after it.
+        let regions = [r(6.229, 6.599), r(6.637, 6.798), r(6.846, 7.159)];
+        let words = [lettered(6.2, 6.78, 7), lettered(6.78, 7.2, 4)];
+        let times = align(&words, &regions, &AlignParams::default()).unwrap();
+        assert!(
+            close(&times, &[(6.229, 6.798), (6.846, 7.159)]),
+            "{times:?}"
+        );
+    }
+
+    #[test]
+    fn a_release_burst_after_the_last_word_belongs_to_it() {
+        // "lunch": the affricate's burst follows a 38 ms closure; the estimate stops before it.
+        let regions = [r(8.07, 8.507), r(8.937, 9.208), r(9.246, 9.335)];
+        let words = [lettered(7.9, 8.6, 6), lettered(8.6, 9.201, 5)];
+        let times = align(&words, &regions, &AlignParams::default()).unwrap();
+        assert!(close(&times, &[(8.07, 8.507), (8.937, 9.335)]), "{times:?}");
     }
 
     #[test]

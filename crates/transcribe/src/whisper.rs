@@ -263,6 +263,7 @@ fn place_words(
             ..w.estimate
         })
         .collect();
+    tracing::trace!(?estimates, ?regions, "aligning");
     let Some(times) = align::align(&estimates, regions, params) else {
         tracing::debug!(
             words = raw.len(),

@@ -154,6 +154,7 @@ pub(crate) fn assemble(tokens: &[Token]) -> Vec<RawWord> {
             start_s,
             end_s,
             start_from_dtw: previous_dtw.is_some(),
+            letters: word.chars().filter(|c| c.is_alphanumeric()).count() as u32,
         };
         words.push(RawWord {
             word,
@@ -211,7 +212,8 @@ mod tests {
             Estimate {
                 start_s: 0.30000000000000004,
                 end_s: 0.5,
-                start_from_dtw: true
+                start_from_dtw: true,
+                letters: 9,
             }
         );
         assert_eq!(
