@@ -1,5 +1,6 @@
 //! Overlay rendering at 1080x1920: one frame per template cold (fresh caches), with warm glyphs
-//! (a new visual state), and warm (cached state); and 60 s at 30 fps serially and with rayon.
+//! (a new visual state), the next frame of a video (the previous one's shadows cached), and warm
+//! (cached state); and 60 s at 30 fps serially and with rayon.
 //! Run: `cargo bench -p caption-render --bench render`.
 #![allow(
     clippy::expect_used,
@@ -103,9 +104,28 @@ fn render(c: &mut Criterion) {
         let renderer =
             CaptionRenderer::new(&words, config, FRAME, fonts.clone()).expect("renderer");
         let state = renderer.timeline().state_at(t);
+        let next = renderer.timeline().state_at(t + 1.0 / 30.0);
         renderer.render_at(t);
+        renderer.render_at(t + 1.0 / 30.0);
+        // A state never drawn: every shadow blurred anew, glyphs rasterized already.
         group.bench_function(format!("{id}/new-state-warm-glyphs"), |b| {
-            b.iter(|| renderer.render_state(&state));
+            b.iter_batched(
+                || renderer.forget_frames(),
+                |()| renderer.render_state(&state),
+                BatchSize::PerIteration,
+            );
+        });
+        // The next frame of a video: the previous frame's shadows are cached, so only what
+        // changed (the word that pops, the emoji that moves) is drawn anew.
+        group.bench_function(format!("{id}/next-frame"), |b| {
+            b.iter_batched(
+                || {
+                    renderer.forget_frames();
+                    renderer.render_state(&state);
+                },
+                |()| renderer.render_state(&next),
+                BatchSize::PerIteration,
+            );
         });
         group.bench_function(format!("{id}/warm"), |b| b.iter(|| renderer.render_at(t)));
     }

@@ -14,6 +14,7 @@ mod overlay;
 mod preview;
 mod raster;
 mod renderer;
+mod shadow;
 mod system;
 
 pub use error::{Error, Result};

@@ -10,11 +10,12 @@ use caption_layout::{
     q_to_px,
 };
 use rayon::prelude::*;
-use tiny_skia::{FillRule, Paint, PathBuilder, PixmapMut, PixmapPaint};
+use tiny_skia::{PathBuilder, PixmapMut, PixmapPaint};
 
 use crate::emoji::{ColorGlyph, EmojiCache, emoji_glyph};
 use crate::overlay::Overlay;
-use crate::raster::{AlphaCanvas, Canvas, GlyphCache, GlyphKey, GlyphMask, MaskRef, paint_shadow};
+use crate::raster::{AlphaCanvas, Canvas, GlyphCache, GlyphKey, GlyphMask, MaskRef, tint_into};
+use crate::shadow::{GlyphCaster, ShadowStyle, SpriteCache, SpriteKey};
 use crate::{Error, Result};
 
 /// Distinct visual states kept; a page has a few dozen (one per word plus effect frames).
@@ -42,6 +43,8 @@ pub struct CaptionRenderer {
     emoji_glyphs: HashMap<String, u16>,
     glyphs: GlyphCache,
     emojis: EmojiCache,
+    shadows: SpriteCache,
+    box_masks: SpriteCache,
     overlays: Mutex<HashMap<FrameState, Option<Arc<Overlay>>>>,
     hits: AtomicU64,
     misses: AtomicU64,
@@ -49,6 +52,7 @@ pub struct CaptionRenderer {
 
 /// One glyph to draw, resolved and positioned.
 struct GlyphDraw {
+    key: GlyphKey,
     mask: Arc<GlyphMask>,
     x: i32,
     y: i32,
@@ -70,11 +74,6 @@ struct BoxDraw {
     radius: f32,
     color: Color,
     opacity: u8,
-}
-
-fn to_skia(color: Color, opacity: u8) -> tiny_skia::Color {
-    let a = (u32::from(color.a) * u32::from(opacity) + 127) / 255;
-    tiny_skia::Color::from_rgba8(color.r, color.g, color.b, a as u8)
 }
 
 fn rounded_rect(r: &RectPx, radius: f32) -> Option<tiny_skia::Path> {
@@ -152,6 +151,8 @@ impl CaptionRenderer {
             emoji_glyphs,
             glyphs: GlyphCache::default(),
             emojis: EmojiCache::default(),
+            shadows: SpriteCache::default(),
+            box_masks: SpriteCache::default(),
             overlays: Mutex::new(HashMap::new()),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
@@ -164,6 +165,14 @@ impl CaptionRenderer {
 
     pub fn frame(&self) -> FrameSize {
         self.timeline.frame
+    }
+
+    /// Drops the cached overlays and shadows (rasterized glyphs and emoji stay): memory back
+    /// after a long video, or a cold start for benches.
+    pub fn forget_frames(&self) {
+        self.lock_overlays().clear();
+        self.shadows.clear();
+        self.box_masks.clear();
     }
 
     pub fn stats(&self) -> RenderStats {
@@ -233,10 +242,13 @@ impl CaptionRenderer {
             });
         }
 
+        // The glyphs of each word, as a range of `glyph_draws`: a word's shadow is one sprite.
+        let mut word_glyphs: Vec<std::ops::Range<usize>> = Vec::new();
         for ws in &state.words {
             let Some(word) = tl.words.get(ws.word) else {
                 continue;
             };
+            let first_glyph = glyph_draws.len();
             let Some(run) = self.runs.get(ws.word) else {
                 continue;
             };
@@ -296,6 +308,7 @@ impl CaptionRenderer {
                     h: mask.height as f32,
                 });
                 glyph_draws.push(GlyphDraw {
+                    key,
                     mask,
                     x: mx,
                     y: my,
@@ -304,6 +317,9 @@ impl CaptionRenderer {
                     shadow: ws.shadow_color,
                     opacity: t.opacity,
                 });
+            }
+            if glyph_draws.len() > first_glyph {
+                word_glyphs.push(first_glyph..glyph_draws.len());
             }
         }
 
@@ -338,23 +354,66 @@ impl CaptionRenderer {
             }
         }
 
+        // Shadows: a blurred sprite per word and per box (cached), combined and tinted once.
         let shadow = glyph_draws.iter().find_map(|g| g.shadow);
-        let blur_radius = (tl.blur_px / 2.0).round() as u32;
-        let custom_shadow = tl.config.word_has_custom_shadow_color;
-        let shadow_offset = if custom_shadow {
-            0
-        } else {
-            (SHADOW_OFFSET_EM * tl.font_px).round() as i32
-        };
-        let mut bounds = bounds?;
+        let mut sprites = Vec::new();
         if shadow.is_some() {
-            let spread = 3.0 * blur_radius as f32;
-            bounds = bounds.union(&bounds.inflate(spread, spread).union(&RectPx {
-                x: bounds.x,
-                y: bounds.y + shadow_offset as f32,
-                ..bounds
-            }));
-            bounds = bounds.inflate(spread, spread);
+            let style = ShadowStyle {
+                radius: (tl.blur_px / 2.0).round() as u32,
+                offset_y: if tl.config.word_has_custom_shadow_color {
+                    0
+                } else {
+                    (SHADOW_OFFSET_EM * tl.font_px).round() as i32
+                },
+            };
+            for b in &boxes {
+                let key = SpriteKey::of_box(&b.rect, b.radius, b.opacity);
+                sprites.extend(self.shadows.get_or_make(key, || {
+                    style.of_box(&b.rect, b.radius, b.opacity, rounded_rect)
+                }));
+            }
+            for range in &word_glyphs {
+                let casters: Vec<&GlyphDraw> = glyph_draws[range.clone()]
+                    .iter()
+                    .filter(|g| g.shadow.is_some())
+                    .collect();
+                if casters.is_empty() {
+                    continue;
+                }
+                let with_ring = |g: &GlyphDraw| g.stroke.is_some() && !g.mask.ring.is_empty();
+                let key = SpriteKey::Glyphs(
+                    casters
+                        .iter()
+                        .map(|g| GlyphCaster {
+                            key: g.key,
+                            x: g.x,
+                            y: g.y,
+                            opacity: g.opacity,
+                            with_ring: with_ring(g),
+                        })
+                        .collect(),
+                );
+                sprites.extend(self.shadows.get_or_make(key, || {
+                    let mut parts = Vec::with_capacity(casters.len() * 2);
+                    for g in &casters {
+                        let m = &g.mask;
+                        let mask = |data| MaskRef {
+                            data,
+                            width: m.width,
+                            height: m.height,
+                        };
+                        parts.push((mask(&m.fill), g.x, g.y, g.opacity));
+                        if with_ring(g) {
+                            parts.push((mask(&m.ring), g.x, g.y, g.opacity));
+                        }
+                    }
+                    style.of_glyphs(&parts)
+                }));
+            }
+        }
+        let mut bounds = bounds?;
+        for sprite in &sprites {
+            bounds = bounds.union(&sprite.rect());
         }
         // The overlay is the drawn area clipped to the frame, in whole pixels.
         let x0 = bounds.x.floor().max(0.0) as i32;
@@ -367,99 +426,22 @@ impl CaptionRenderer {
         let (width, height) = ((x1 - x0) as u32, (y1 - y0) as u32);
         let mut data = vec![0u8; width as usize * height as usize * 4];
 
-        // Shadow: one coverage mask of everything that casts it, blurred, then tinted.
-        if let Some(shadow_color) = shadow {
+        if let (Some(shadow_color), false) = (shadow, sprites.is_empty()) {
             let mut alpha = vec![0u8; width as usize * height as usize];
-            // All boxes in one coverage mask (they rarely differ in opacity: the first wins).
-            if let (Some(first), Some(mut mask)) =
-                (boxes.first(), tiny_skia::Mask::new(width, height))
-            {
-                for b in &boxes {
-                    let rect = RectPx {
-                        x: b.rect.x - x0 as f32,
-                        y: b.rect.y - y0 as f32,
-                        ..b.rect
-                    };
-                    if let Some(path) = rounded_rect(&rect, b.radius) {
-                        mask.fill_path(
-                            &path,
-                            FillRule::Winding,
-                            true,
-                            tiny_skia::Transform::identity(),
-                        );
-                    }
-                }
-                let opacity = u32::from(first.opacity);
-                for (a, m) in alpha.iter_mut().zip(mask.data()) {
-                    *a = ((u32::from(*m) * opacity + 127) / 255) as u8;
-                }
-            }
             let mut shadow_canvas = AlphaCanvas {
                 data: &mut alpha,
                 width,
                 height,
             };
-            for g in glyph_draws.iter().filter(|g| g.shadow.is_some()) {
-                let m = &g.mask;
-                shadow_canvas.max_into(
-                    MaskRef {
-                        data: &m.fill,
-                        width: m.width,
-                        height: m.height,
-                    },
-                    g.x - x0,
-                    g.y - y0,
-                    g.opacity,
-                );
-                if g.stroke.is_some() && !m.ring.is_empty() {
-                    shadow_canvas.max_into(
-                        MaskRef {
-                            data: &m.ring,
-                            width: m.width,
-                            height: m.height,
-                        },
-                        g.x - x0,
-                        g.y - y0,
-                        g.opacity,
-                    );
-                }
+            for sprite in &sprites {
+                shadow_canvas.max_into(sprite.mask(), sprite.x - x0, sprite.y - y0, 255);
             }
             let mut canvas = Canvas {
                 data: &mut data,
                 width,
                 height,
             };
-            paint_shadow(
-                &mut canvas,
-                &alpha,
-                blur_radius,
-                shadow_color,
-                shadow_offset,
-            );
-        }
-
-        if !boxes.is_empty()
-            && let Some(mut pixmap) = PixmapMut::from_bytes(&mut data, width, height)
-        {
-            for b in &boxes {
-                let rect = RectPx {
-                    x: b.rect.x - x0 as f32,
-                    y: b.rect.y - y0 as f32,
-                    ..b.rect
-                };
-                if let Some(path) = rounded_rect(&rect, b.radius) {
-                    let mut paint = Paint::default();
-                    paint.set_color(to_skia(b.color, b.opacity));
-                    paint.anti_alias = true;
-                    pixmap.fill_path(
-                        &path,
-                        &paint,
-                        FillRule::Winding,
-                        tiny_skia::Transform::identity(),
-                        None,
-                    );
-                }
-            }
+            tint_into(&mut canvas, &alpha, shadow_color);
         }
 
         let mut canvas = Canvas {
@@ -467,36 +449,28 @@ impl CaptionRenderer {
             width,
             height,
         };
+        let plain = ShadowStyle {
+            radius: 0,
+            offset_y: 0,
+        };
+        for b in &boxes {
+            let key = SpriteKey::of_box(&b.rect, b.radius, 255);
+            let coverage = self
+                .box_masks
+                .get_or_make(key, || plain.of_box(&b.rect, b.radius, 255, rounded_rect));
+            if let Some(m) = coverage {
+                canvas.blit(m.coverage(), m.x - x0, m.y - y0, b.color, b.opacity);
+            }
+        }
         // Every outline first, then every fill, so a neighbour's outline never covers a letter.
         for g in &glyph_draws {
             if let (Some(color), false) = (g.stroke, g.mask.ring.is_empty()) {
                 let m = &g.mask;
-                canvas.blit_mask(
-                    MaskRef {
-                        data: &m.ring,
-                        width: m.width,
-                        height: m.height,
-                    },
-                    g.x - x0,
-                    g.y - y0,
-                    color,
-                    g.opacity,
-                );
+                canvas.blit(m.ring(), g.x - x0, g.y - y0, color, g.opacity);
             }
         }
         for g in &glyph_draws {
-            let m = &g.mask;
-            canvas.blit_mask(
-                MaskRef {
-                    data: &m.fill,
-                    width: m.width,
-                    height: m.height,
-                },
-                g.x - x0,
-                g.y - y0,
-                g.fill,
-                g.opacity,
-            );
+            canvas.blit(g.mask.fill(), g.x - x0, g.y - y0, g.fill, g.opacity);
         }
 
         if !bitmaps.is_empty()
