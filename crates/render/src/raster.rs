@@ -302,58 +302,50 @@ pub(crate) fn runs_of(data: &[u8], width: u32) -> Vec<Run> {
     }
     for (row, line) in data.chunks_exact(width as usize).enumerate() {
         let row = row as u32;
+        let mut push = |start: usize, end: usize, opaque: bool| {
+            runs.push(Run {
+                row,
+                start: start as u32,
+                end: end as u32,
+                opaque,
+            });
+        };
+        let same_until = |from: usize, value: u8| {
+            line[from..]
+                .iter()
+                .position(|&v| v != value)
+                .map_or(line.len(), |n| from + n)
+        };
         let mut x = 0;
         let mut mixed_from: Option<usize> = None;
         while x < line.len() {
-            if line[x] == 255 {
-                let end = line[x..]
-                    .iter()
-                    .position(|&v| v != 255)
-                    .map_or(line.len(), |n| x + n);
-                if end - x >= MIN_OPAQUE {
+            match line[x] {
+                0 => {
                     if let Some(from) = mixed_from.take() {
-                        runs.push(Run {
-                            row,
-                            start: from as u32,
-                            end: x as u32,
-                            opaque: false,
-                        });
+                        push(from, x, false);
                     }
-                    runs.push(Run {
-                        row,
-                        start: x as u32,
-                        end: end as u32,
-                        opaque: true,
-                    });
-                } else {
+                    x = same_until(x, 0);
+                }
+                255 => {
+                    let end = same_until(x, 255);
+                    if end - x >= MIN_OPAQUE {
+                        if let Some(from) = mixed_from.take() {
+                            push(from, x, false);
+                        }
+                        push(x, end, true);
+                    } else {
+                        mixed_from.get_or_insert(x);
+                    }
+                    x = end;
+                }
+                _ => {
                     mixed_from.get_or_insert(x);
+                    x += 1;
                 }
-                x = end;
-            } else if line[x] == 0 {
-                if let Some(from) = mixed_from.take() {
-                    runs.push(Run {
-                        row,
-                        start: from as u32,
-                        end: x as u32,
-                        opaque: false,
-                    });
-                }
-                x = line[x..]
-                    .iter()
-                    .position(|&v| v != 0)
-                    .map_or(line.len(), |n| x + n);
-            } else {
-                mixed_from.get_or_insert(x);
-                x += 1;
             }
         }
         if let Some(from) = mixed_from {
-            runs.push(Run {
-                row,
-                start: from as u32,
-                end: line.len() as u32,
-                opaque: false,
-            });
+            push(from, line.len(), false);
         }
     }
     runs
