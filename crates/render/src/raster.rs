@@ -213,6 +213,9 @@ impl GlyphCache {
     }
 }
 
+/// Pixels per block of a solid fill.
+const SOLID_PIXELS: usize = 64;
+
 /// A premultiplied RGBA8 canvas.
 #[derive(Debug)]
 pub(crate) struct Canvas<'a> {
@@ -236,7 +239,11 @@ impl Canvas<'_> {
             u16::from(color.b),
             255,
         ];
-        let solid = [color.r, color.g, color.b, 255];
+        // Pixels of the opaque color, copied into full stretches a block at a time.
+        let mut solid = [0u8; 4 * SOLID_PIXELS];
+        for px in solid.chunks_exact_mut(4) {
+            px.copy_from_slice(&[color.r, color.g, color.b, 255]);
+        }
         let (width, height) = (self.width as i32, self.height as i32);
         for run in coverage.runs {
             let py = y + run.row as i32;
@@ -255,8 +262,8 @@ impl Canvas<'_> {
             let c = (py * width + x0) as usize;
             let pixels = &mut self.data[c * 4..(c + span) * 4];
             if run.opaque && alpha == 255 {
-                for d in pixels.chunks_exact_mut(4) {
-                    d.copy_from_slice(&solid);
+                for block in pixels.chunks_mut(solid.len()) {
+                    block.copy_from_slice(&solid[..block.len()]);
                 }
             } else if run.opaque {
                 blend_span(pixels, source, |_| alpha);
@@ -527,32 +534,27 @@ pub(crate) fn blurred(alpha: &[u8], width: u32, height: u32, radius: u32) -> Vec
     }
     let mut out = vec![0u8; w * h];
     let (hw, hh) = (w.div_ceil(2), h.div_ceil(2));
+    // 2x2 means; pixels past the edge count as transparent.
     let mut half = vec![0u8; hw * hh];
-    for hy in 0..hh {
-        for hx in 0..hw {
-            let mut sum = 0u32;
-            for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                let (x, y) = (2 * hx + dx, 2 * hy + dy);
-                if x < w && y < h {
-                    sum += u32::from(alpha[y * w + x]);
-                }
-            }
-            half[hy * hw + hx] = ((sum + 2) / 4) as u8;
+    let blank = vec![0u8; w];
+    for (hy, out) in half.chunks_exact_mut(hw).enumerate() {
+        let top = &alpha[2 * hy * w..(2 * hy + 1) * w];
+        let bottom = alpha
+            .get((2 * hy + 1) * w..(2 * hy + 2) * w)
+            .unwrap_or(&blank);
+        let pairs = top.chunks_exact(2).zip(bottom.chunks_exact(2));
+        for (o, (t, b)) in out.iter_mut().zip(pairs) {
+            let sum = u16::from(t[0]) + u16::from(t[1]) + u16::from(b[0]) + u16::from(b[1]);
+            *o = ((sum + 2) / 4) as u8;
+        }
+        if w % 2 == 1 {
+            let sum = u16::from(top[w - 1]) + u16::from(bottom[w - 1]);
+            out[hw - 1] = ((sum + 2) / 4) as u8;
         }
     }
     blur_alpha(&mut half, hw as u32, hh as u32, radius.div_ceil(2));
-    // Neighbour index for each output column: pixel centres of a 2x upscale take 3/4 of the
-    // nearer source pixel and 1/4 of the next one on each axis.
-    let near_x: Vec<usize> = (0..w).map(|x| x / 2).collect();
-    let far_x: Vec<usize> = (0..w)
-        .map(|x| {
-            if x % 2 == 0 {
-                (x / 2).saturating_sub(1)
-            } else {
-                (x / 2 + 1).min(hw - 1)
-            }
-        })
-        .collect();
+    // Pixel centres of a 2x upscale take 3/4 of the nearer source pixel and 1/4 of the next
+    // one on each axis (the edge pixel itself past the edge).
     let mut column_mix = vec![0u32; hw];
     for y in 0..h {
         let sy = y / 2;
@@ -570,13 +572,31 @@ pub(crate) fn blurred(alpha: &[u8], width: u32, height: u32, radius: u32) -> Vec
         if !any {
             continue;
         }
-        let row = &mut out[y * w..(y + 1) * w];
-        for ((o, &n), &f) in row.iter_mut().zip(&near_x).zip(&far_x) {
-            let v = 3 * column_mix[n] + column_mix[f];
-            *o = ((v + 8) / 16) as u8;
-        }
+        upscale_row(&column_mix, &mut out[y * w..(y + 1) * w]);
     }
     out
+}
+
+/// One output row of the 2x upscale from `mix` (3 near + 1 far row, per source column).
+fn upscale_row(mix: &[u32], row: &mut [u8]) {
+    let value = |near: u32, far: u32| ((3 * near + far + 8) / 16) as u8;
+    let (w, last) = (row.len(), mix.len() - 1);
+    row[0] = value(mix[0], mix[0]);
+    if w > 1 {
+        row[1] = value(mix[0], mix[1.min(last)]);
+    }
+    // Columns 2k and 2k + 1 for every k with both neighbours: no clamps, so it vectorises.
+    for (pair, around) in row[2..].chunks_exact_mut(2).zip(mix.windows(3)) {
+        pair[0] = value(around[1], around[0]);
+        pair[1] = value(around[1], around[2]);
+    }
+    // The last column(s), whose right neighbour is past the edge.
+    let done = 2 + 2 * mix.len().saturating_sub(2);
+    for (x, out) in row.iter_mut().enumerate().skip(done) {
+        let k = x / 2;
+        let far = if x % 2 == 0 { k - 1 } else { (k + 1).min(last) };
+        *out = value(mix[k], mix[far]);
+    }
 }
 
 /// Paints coverage `alpha` (canvas-sized) into an empty canvas, tinted `color`.
