@@ -13,8 +13,9 @@ use tiny_skia::{FillRule, Mask, Transform};
 
 use crate::raster::{AlphaCanvas, Coverage, GlyphKey, MaskRef, Run, blurred, runs_of};
 
-/// Sprites kept: a few pages' words in each of their animation steps.
-const SPRITE_CACHE_LIMIT: usize = 512;
+/// Sprites kept: the words and boxes of a page or two in each step of their animation. A
+/// page never comes back once gone, so a small cache loses nothing.
+const SPRITE_CACHE_LIMIT: usize = 128;
 
 /// Coverage (blurred, for a shadow) placed on the frame.
 #[derive(Debug)]
