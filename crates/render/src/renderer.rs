@@ -368,7 +368,7 @@ impl CaptionRenderer {
             };
             for b in &boxes {
                 let key = SpriteKey::of_box(&b.rect, b.radius, b.opacity);
-                sprites.extend(self.shadows.get_or_make(key, || {
+                sprites.extend(self.shadows.get_or_make(key, state.page, || {
                     style.of_box(&b.rect, b.radius, b.opacity, rounded_rect)
                 }));
             }
@@ -393,7 +393,7 @@ impl CaptionRenderer {
                         })
                         .collect(),
                 );
-                sprites.extend(self.shadows.get_or_make(key, || {
+                sprites.extend(self.shadows.get_or_make(key, state.page, || {
                     let mut parts = Vec::with_capacity(casters.len() * 2);
                     for g in &casters {
                         let m = &g.mask;
@@ -455,9 +455,9 @@ impl CaptionRenderer {
         };
         for b in &boxes {
             let key = SpriteKey::of_box(&b.rect, b.radius, 255);
-            let coverage = self
-                .box_masks
-                .get_or_make(key, || plain.of_box(&b.rect, b.radius, 255, rounded_rect));
+            let coverage = self.box_masks.get_or_make(key, state.page, || {
+                plain.of_box(&b.rect, b.radius, 255, rounded_rect)
+            });
             if let Some(m) = coverage {
                 canvas.blit(m.coverage(), m.x - x0, m.y - y0, b.color, b.opacity);
             }

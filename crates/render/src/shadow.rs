@@ -13,9 +13,9 @@ use tiny_skia::{FillRule, Mask, Transform};
 
 use crate::raster::{AlphaCanvas, Coverage, GlyphKey, MaskRef, Run, blurred, runs_of};
 
-/// Sprites kept: the words and boxes of a page or two in each step of their animation. A
-/// page never comes back once gone, so a small cache loses nothing.
-const SPRITE_CACHE_LIMIT: usize = 128;
+/// Sprites kept: the words and boxes of a page in each step of their animation. When full, the
+/// sprites of other pages go first: a page never comes back once gone.
+const SPRITE_CACHE_LIMIT: usize = 64;
 
 /// Coverage (blurred, for a shadow) placed on the frame.
 #[derive(Debug)]
@@ -192,25 +192,33 @@ impl ShadowStyle {
 /// Sprites shared by every frame (and every rayon worker).
 #[derive(Debug, Default)]
 pub(crate) struct SpriteCache {
-    map: Mutex<HashMap<SpriteKey, Option<Arc<Sprite>>>>,
+    /// Each sprite with the page it was drawn for.
+    map: Mutex<SpriteMap>,
 }
 
+type SpriteMap = HashMap<SpriteKey, (Option<usize>, Option<Arc<Sprite>>)>;
+
 impl SpriteCache {
+    /// The sprite of `key`, made by `make` unless cached; `page` is the page being drawn.
     pub fn get_or_make(
         &self,
         key: SpriteKey,
+        page: Option<usize>,
         make: impl FnOnce() -> Option<Sprite>,
     ) -> Option<Arc<Sprite>> {
-        if let Some(hit) = self.lock().get(&key) {
+        if let Some((_, hit)) = self.lock().get(&key) {
             return hit.clone();
         }
         // Blur outside the lock so workers do not wait on each other.
         let sprite = make().map(Arc::new);
         let mut map = self.lock();
         if map.len() >= SPRITE_CACHE_LIMIT {
-            map.clear();
+            map.retain(|_, (p, _)| *p == page);
+            if map.len() >= SPRITE_CACHE_LIMIT {
+                map.clear();
+            }
         }
-        map.insert(key, sprite.clone());
+        map.insert(key, (page, sprite.clone()));
         sprite
     }
 
@@ -218,7 +226,7 @@ impl SpriteCache {
         self.lock().clear();
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SpriteKey, Option<Arc<Sprite>>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, SpriteMap> {
         self.map.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
