@@ -37,6 +37,8 @@ pub struct ShapedText {
 #[derive(Debug, Default)]
 struct ShaperCache {
     faces: Vec<Arc<FontData>>,
+    /// The color emoji face, loaded on first use (`None` inside: unusable or absent).
+    emoji: Option<Option<FaceId>>,
     by_file: HashMap<FontFile, FaceId>,
     fallback: HashMap<char, Option<FaceId>>,
     shaped: HashMap<(String, u32), Arc<ShapedText>>,
@@ -48,7 +50,9 @@ struct ShaperCache {
 pub struct Shaper {
     source: Arc<dyn FontSource>,
     weight: u16,
-    emoji: Option<FaceId>,
+    /// The color emoji font, read only when an emoji is drawn: it is the largest font there is
+    /// (about 10 MB) and most captions have no emoji.
+    emoji_file: Option<FontFile>,
     cache: Mutex<ShaperCache>,
 }
 
@@ -74,19 +78,10 @@ impl Shaper {
         let mut cache = ShaperCache::default();
         cache.faces.push(FontData::load(&primary)?);
         cache.by_file.insert(primary, PRIMARY);
-        let mut emoji = None;
-        if let Some(file) = source.emoji_font() {
-            match FontData::load(&file) {
-                Ok(data) => {
-                    emoji = Some(Self::push_face(&mut cache, file, data));
-                }
-                Err(err) => tracing::warn!(%err, "color emoji font unusable"),
-            }
-        }
         Ok(Self {
+            emoji_file: source.emoji_font(),
             source,
             weight,
-            emoji,
             cache: Mutex::new(cache),
         })
     }
@@ -112,8 +107,28 @@ impl Shaper {
 
     /// The color emoji face, if the source has one.
     pub fn emoji_face(&self) -> Option<(FaceId, Arc<FontData>)> {
-        let id = self.emoji?;
-        Some((id, self.lock().faces[usize::from(id)].clone()))
+        let mut cache = self.lock();
+        let id = self.emoji_id(&mut cache)?;
+        Some((id, cache.faces[usize::from(id)].clone()))
+    }
+
+    /// Loads the emoji face the first time it is asked for.
+    fn emoji_id(&self, cache: &mut ShaperCache) -> Option<FaceId> {
+        if let Some(known) = cache.emoji {
+            return known;
+        }
+        let loaded = self
+            .emoji_file
+            .as_ref()
+            .and_then(|file| match FontData::load(file) {
+                Ok(data) => Some(Self::push_face(cache, file.clone(), data)),
+                Err(err) => {
+                    tracing::warn!(%err, "color emoji font unusable");
+                    None
+                }
+            });
+        cache.emoji = Some(loaded);
+        loaded
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, ShaperCache> {
@@ -141,12 +156,13 @@ impl Shaper {
         }
         let mut cache = self.lock();
         let primary_has = cache.faces[usize::from(PRIMARY)].has_char(ch);
-        if let Some(emoji) = self.emoji {
-            // Emoji-presentation characters go to the color face even when a text face has a
-            // monochrome glyph, the way browsers do.
-            if is_emoji_presentation(ch) && cache.faces[usize::from(emoji)].has_char(ch) {
-                return emoji;
-            }
+        // Emoji-presentation characters go to the color face even when a text face has a
+        // monochrome glyph, the way browsers do.
+        if is_emoji_presentation(ch)
+            && let Some(emoji) = self.emoji_id(&mut cache)
+            && cache.faces[usize::from(emoji)].has_char(ch)
+        {
+            return emoji;
         }
         if primary_has {
             return PRIMARY;

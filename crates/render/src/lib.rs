@@ -4,9 +4,10 @@
 //!
 //! Text is shaped with rustybuzz and rasterized from the font outlines with tiny-skia (fill and
 //! outline from the same path, so they line up exactly); color emoji come from the color font's
-//! CBDT bitmaps. Rasterized glyphs, emoji and whole overlays are cached: an unchanged frame costs
-//! a hash lookup. [`CaptionRenderer::render_many`] renders frames in parallel with rayon and
-//! gives the same bytes as a serial render.
+//! CBDT bitmaps. Rasterized glyphs, emoji, box coverage, each word's blurred shadow and whole
+//! overlays are cached: an unchanged frame costs a hash lookup, and a new one blurs only the
+//! shadows of what moved. [`CaptionRenderer::render_many`] renders frames in parallel with rayon
+//! and gives the same bytes as a serial render.
 
 mod emoji;
 mod error;

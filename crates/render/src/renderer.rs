@@ -127,7 +127,16 @@ impl CaptionRenderer {
             .iter()
             .map(|w| shaper.shape(&w.text, timeline.font_px))
             .collect();
-        let emoji_face = shaper.emoji_face().map(|(_, f)| f);
+        // The emoji face is read only when something needs it (emoji in the text already
+        // loaded it while shaping).
+        let wants_emoji =
+            timeline.emoji_px > 0.0 && timeline.words.iter().any(|w| w.emoji.is_some());
+        let text_has_emoji = shaper.faces().iter().any(|f| f.is_color);
+        let emoji_face = if wants_emoji || text_has_emoji {
+            shaper.emoji_face().map(|(_, f)| f)
+        } else {
+            None
+        };
         let mut emoji_glyphs = HashMap::new();
         if let Some(face) = &emoji_face {
             for e in timeline.words.iter().filter_map(|w| w.emoji.as_ref()) {
@@ -140,7 +149,7 @@ impl CaptionRenderer {
                     }
                 }
             }
-        } else if timeline.emoji_px > 0.0 && timeline.words.iter().any(|w| w.emoji.is_some()) {
+        } else if wants_emoji {
             tracing::warn!("no color emoji font: emoji are not drawn");
         }
         Ok(Self {
