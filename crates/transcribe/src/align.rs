@@ -40,8 +40,12 @@ pub(crate) struct AlignParams {
     pub(crate) early_allowance_s: f64,
     /// Cost per second of moving a boundary later than a DTW estimate (rarely right).
     pub(crate) early_weight: f64,
-    /// Cost per second of moving a boundary earlier than a DTW estimate, beyond the allowance.
+    /// Cost per second of moving a boundary earlier than a DTW estimate, beyond the allowance
+    /// and up to `late_knee_s`.
     pub(crate) late_weight: f64,
+    /// DTW is seldom later than this: moving a boundary further costs `far_late_weight`.
+    pub(crate) late_knee_s: f64,
+    pub(crate) far_late_weight: f64,
     /// Cost per second of displacement within the allowances: among otherwise equal choices,
     /// the nearest to the estimate wins.
     pub(crate) within_allowance_weight: f64,
@@ -72,6 +76,8 @@ impl Default for AlignParams {
             early_allowance_s: 0.05,
             early_weight: 2.0,
             late_weight: 0.5,
+            late_knee_s: 0.45,
+            far_late_weight: 2.0,
             within_allowance_weight: 0.05,
             free_inner_silence_s: 0.12,
             inner_silence_weight: 4.0,
@@ -105,7 +111,8 @@ impl Guess {
                 + early.min(params.early_allowance_s) * slope
         } else if self.time_s > to {
             let late = self.time_s - to;
-            (late - params.late_allowance_s).max(0.0) * params.late_weight
+            (late.min(params.late_knee_s) - params.late_allowance_s).max(0.0) * params.late_weight
+                + (late - params.late_knee_s).max(0.0) * params.far_late_weight
                 + late.min(params.late_allowance_s) * slope
         } else {
             0.0
@@ -490,6 +497,22 @@ mod tests {
         let words = [lettered(7.9, 8.6, 6), lettered(8.6, 9.201, 5)];
         let times = align(&words, &regions, &AlignParams::default()).unwrap();
         assert!(close(&times, &[(8.07, 8.507), (8.937, 9.335)]), "{times:?}");
+    }
+
+    #[test]
+    fn a_word_is_not_pulled_a_second_back_across_a_pause() {
+        // JFK twice with a 1 s pause: room noise makes each take one region; DTW starts the
+        // second take's "And" at the first one's last word and ends it 0.65 s into the second.
+        let regions = [r(0.072, 11.0), r(12.072, 23.0)];
+        let words = [
+            lettered(9.92, 10.22, 4),
+            lettered(10.22, 10.74, 7),
+            lettered(10.74, 12.72, 3),
+            lettered(12.72, 13.06, 2),
+        ];
+        let times = align(&words, &regions, &AlignParams::default()).unwrap();
+        assert!((times[2].0 - 12.072).abs() < 1e-9, "{times:?}");
+        assert!((times[1].1 - 11.0).abs() < 1e-9, "{times:?}");
     }
 
     #[test]
