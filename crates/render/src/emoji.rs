@@ -1,14 +1,16 @@
 //! Color emoji: CBDT/sbix bitmaps from the color font (through ttf-parser), PNG-decoded and
 //! scaled by tiny-skia, cached per emoji and size.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use caption_layout::FontData;
 use tiny_skia::{FilterQuality, Pixmap, PixmapPaint, Transform};
 
-/// Emoji pixmaps are cached per whole-pixel size.
-const EMOJI_CACHE_LIMIT: usize = 512;
+use crate::cache::{ByteBoundedCache, Weigh};
+
+/// Bytes of emoji pixmaps kept per cache generation; they are cached per whole-pixel size, and
+/// an animated emoji passes through dozens of sizes.
+const EMOJI_CACHE_BYTES: usize = 8 << 20;
 
 /// The glyph that draws `text` in the color face: shaping applies the font's ligatures, so
 /// ZWJ sequences, flags and skin tones resolve to their single glyph.
@@ -73,11 +75,26 @@ fn render_color_glyph(
     Some(ColorGlyph { pixmap, left, top })
 }
 
-type EmojiMap = HashMap<(u16, u32, bool), Option<Arc<ColorGlyph>>>;
+/// A color glyph at one size.
+type EmojiKey = (u16, u32, bool);
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct EmojiCache {
-    map: Mutex<EmojiMap>,
+    bitmaps: ByteBoundedCache<EmojiKey, Option<Arc<ColorGlyph>>>,
+}
+
+impl Default for EmojiCache {
+    fn default() -> Self {
+        Self {
+            bitmaps: ByteBoundedCache::new(EMOJI_CACHE_BYTES),
+        }
+    }
+}
+
+impl Weigh for ColorGlyph {
+    fn bytes(&self) -> usize {
+        self.pixmap.data().len()
+    }
 }
 
 impl EmojiCache {
@@ -89,19 +106,8 @@ impl EmojiCache {
         by_height: bool,
     ) -> Option<Arc<ColorGlyph>> {
         let key = (glyph, size_px.clamp(1, 2048), by_height);
-        if let Some(hit) = self.lock().get(&key) {
-            return hit.clone();
-        }
-        let made = render_color_glyph(font, glyph, key.1, by_height).map(Arc::new);
-        let mut map = self.lock();
-        if map.len() >= EMOJI_CACHE_LIMIT {
-            map.clear();
-        }
-        map.insert(key, made.clone());
-        made
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, EmojiMap> {
-        self.map.lock().unwrap_or_else(PoisonError::into_inner)
+        self.bitmaps.get_or_make(key, || {
+            render_color_glyph(font, glyph, key.1, by_height).map(Arc::new)
+        })
     }
 }

@@ -9,6 +9,7 @@
 //! shadows of what moved. [`CaptionRenderer::render_many`] renders frames in parallel with rayon
 //! and gives the same bytes as a serial render.
 
+mod cache;
 mod emoji;
 mod error;
 mod overlay;

@@ -1,20 +1,21 @@
 //! Glyph masks from font outlines (tiny-skia), their cache, and coverage blits.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use caption_core::Color;
 use caption_layout::{FaceId, FontData};
 use tiny_skia::{FillRule, LineCap, LineJoin, Mask, PathBuilder, Stroke, Transform};
 
+use crate::cache::{ByteBoundedCache, Weigh};
 use crate::overlay::div255;
 
 /// Sizes and outline widths are cached in 1/16 px steps, positions in 1/4 px steps: finer
 /// steps are invisible and would only fill the cache during zoom animations.
 const SIZE_STEPS: f32 = 16.0;
 const SUBPIXEL_STEPS: f32 = 4.0;
-/// Past this many glyphs the cache starts over (a long video in many scripts).
-const GLYPH_CACHE_LIMIT: usize = 20_000;
+/// Bytes of glyph masks kept per cache generation (at most twice this is held): every glyph
+/// of several pages, even while a pop animation asks for each at a dozen sizes.
+const GLYPH_CACHE_BYTES: usize = 24 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct GlyphKey {
@@ -184,32 +185,35 @@ fn rasterize(font: &FontData, key: GlyphKey) -> Option<GlyphMask> {
 }
 
 /// Rasterized glyphs shared by every frame (and every rayon worker).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct GlyphCache {
-    map: Mutex<HashMap<GlyphKey, Option<Arc<GlyphMask>>>>,
+    masks: ByteBoundedCache<GlyphKey, Option<Arc<GlyphMask>>>,
+}
+
+impl Default for GlyphCache {
+    fn default() -> Self {
+        Self {
+            masks: ByteBoundedCache::new(GLYPH_CACHE_BYTES),
+        }
+    }
 }
 
 impl GlyphCache {
     pub fn get(&self, font: &FontData, key: GlyphKey) -> Option<Arc<GlyphMask>> {
-        if let Some(hit) = self.lock().get(&key) {
-            return hit.clone();
-        }
-        // Rasterize outside the lock so workers do not wait on each other.
-        let mask = rasterize(font, key).map(Arc::new);
-        let mut map = self.lock();
-        if map.len() >= GLYPH_CACHE_LIMIT {
-            map.clear();
-        }
-        map.insert(key, mask.clone());
-        mask
+        self.masks
+            .get_or_make(key, || rasterize(font, key).map(Arc::new))
     }
 
     pub fn len(&self) -> usize {
-        self.lock().len()
+        self.masks.len()
     }
+}
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<GlyphKey, Option<Arc<GlyphMask>>>> {
-        self.map.lock().unwrap_or_else(PoisonError::into_inner)
+impl Weigh for GlyphMask {
+    fn bytes(&self) -> usize {
+        self.fill.len()
+            + self.ring.len()
+            + (self.fill_runs.len() + self.ring_runs.len()) * size_of::<Run>()
     }
 }
 
