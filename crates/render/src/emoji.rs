@@ -10,7 +10,7 @@ use crate::cache::{ByteBoundedCache, Weigh};
 
 /// Bytes of emoji pixmaps kept per cache generation; they are cached per whole-pixel size, and
 /// an animated emoji passes through dozens of sizes.
-const EMOJI_CACHE_BYTES: usize = 8 << 20;
+const EMOJI_CACHE_BYTES: usize = 4 << 20;
 
 /// The glyph that draws `text` in the color face: shaping applies the font's ligatures, so
 /// ZWJ sequences, flags and skin tones resolve to their single glyph.

@@ -14,8 +14,8 @@ use crate::overlay::div255;
 const SIZE_STEPS: f32 = 16.0;
 const SUBPIXEL_STEPS: f32 = 4.0;
 /// Bytes of glyph masks kept per cache generation (at most twice this is held): every glyph
-/// of several pages, even while a pop animation asks for each at a dozen sizes.
-const GLYPH_CACHE_BYTES: usize = 24 << 20;
+/// of a page or two, even while a pop animation asks for each at a dozen sizes.
+const GLYPH_CACHE_BYTES: usize = 8 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct GlyphKey {
