@@ -9,6 +9,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod support;
+
+use support::{espeak_wav, run};
+
 fn captions(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_captions"))
         .args(args)
@@ -21,30 +25,10 @@ fn jfk() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/audio/jfk.wav")
 }
 
-fn run(cmd: &str, args: &[&str]) {
-    let out = Command::new(cmd).args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// A short portrait clip with spoken words (espeak-ng) as its audio track.
 fn speech_clip(dir: &Path, name: &str, text: &str) -> PathBuf {
     let wav = dir.join(format!("{name}.wav"));
-    run(
-        "espeak-ng",
-        &[
-            "-v",
-            "en-us",
-            "-s",
-            "150",
-            "-w",
-            wav.to_str().unwrap(),
-            text,
-        ],
-    );
+    espeak_wav(&wav, 150, text);
     let clip = dir.join(format!("{name}.mp4"));
     run(
         "ffmpeg",

@@ -16,25 +16,14 @@ use std::time::{Duration, Instant};
 
 use caption_testkit::PostgresServer;
 use serde_json::{Value, json};
-use support::{Client, S3_ACCESS_KEY, S3_BUCKET, S3_SECRET_KEY, S3sServer, Service, run};
+use support::{Client, S3_ACCESS_KEY, S3_BUCKET, S3_SECRET_KEY, S3sServer, Service, espeak_wav};
 
 const JOBS: usize = 30;
 const KEY: &str = "scale-out-key";
 
 fn speech_wav(dir: &Path) -> std::path::PathBuf {
     let wav = dir.join("speech.wav");
-    run(
-        "espeak-ng",
-        &[
-            "-v",
-            "en-us",
-            "-s",
-            "150",
-            "-w",
-            wav.to_str().unwrap(),
-            "Good morning. Thank you all.",
-        ],
-    );
+    espeak_wav(&wav, 150, "Good morning. Thank you all.");
     wav
 }
 

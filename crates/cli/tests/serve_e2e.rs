@@ -18,7 +18,9 @@ use serde_json::json;
 
 mod support;
 
-use support::{Client, S3_ACCESS_KEY, S3_BUCKET, S3_SECRET_KEY, S3sServer, Service, run};
+use support::{
+    Client, S3_ACCESS_KEY, S3_BUCKET, S3_SECRET_KEY, S3sServer, Service, espeak_wav, run,
+};
 
 const W: usize = 640;
 const H: usize = 360;
@@ -26,18 +28,7 @@ const H: usize = 360;
 /// A gray 640x360 video whose audio is espeak-ng saying a short English sentence.
 fn speech_video(dir: &Path) -> PathBuf {
     let wav = dir.join("speech.wav");
-    run(
-        "espeak-ng",
-        &[
-            "-v",
-            "en-us",
-            "-s",
-            "140",
-            "-w",
-            wav.to_str().unwrap(),
-            "Hello world. This is a caption test.",
-        ],
-    );
+    espeak_wav(&wav, 140, "Hello world. This is a caption test.");
     let video = dir.join("speech.mp4");
     run(
         "ffmpeg",

@@ -82,6 +82,22 @@ impl GlyphMask {
             runs: &self.ring_runs,
         }
     }
+
+    pub fn fill_mask(&self) -> MaskRef<'_> {
+        self.mask_of(&self.fill)
+    }
+
+    pub fn ring_mask(&self) -> MaskRef<'_> {
+        self.mask_of(&self.ring)
+    }
+
+    fn mask_of<'a>(&self, data: &'a [u8]) -> MaskRef<'a> {
+        MaskRef {
+            data,
+            width: self.width,
+            height: self.height,
+        }
+    }
 }
 
 struct OutlineToPath {

@@ -14,7 +14,7 @@ use tiny_skia::{PathBuilder, PixmapMut, PixmapPaint};
 
 use crate::emoji::{ColorGlyph, EmojiCache, emoji_glyph};
 use crate::overlay::Overlay;
-use crate::raster::{AlphaCanvas, Canvas, GlyphCache, GlyphKey, GlyphMask, MaskRef, tint_into};
+use crate::raster::{AlphaCanvas, Canvas, GlyphCache, GlyphKey, GlyphMask, tint_into};
 use crate::shadow::{GlyphCaster, ShadowStyle, SpriteCache, SpriteKey};
 use crate::{Error, Result};
 
@@ -127,12 +127,11 @@ impl CaptionRenderer {
             .iter()
             .map(|w| shaper.shape(&w.text, timeline.font_px))
             .collect();
-        // The emoji face is read only when something needs it (emoji in the text already
-        // loaded it while shaping).
+        // The emoji face is read only when word emoji are shown (emoji inside the text are
+        // drawn from `faces`, which shaping filled).
         let wants_emoji =
             timeline.emoji_px > 0.0 && timeline.words.iter().any(|w| w.emoji.is_some());
-        let text_has_emoji = shaper.faces().iter().any(|f| f.is_color);
-        let emoji_face = if wants_emoji || text_has_emoji {
+        let emoji_face = if wants_emoji {
             shaper.emoji_face().map(|(_, f)| f)
         } else {
             None
@@ -405,15 +404,9 @@ impl CaptionRenderer {
                 sprites.extend(self.shadows.get_or_make(key, state.page, || {
                     let mut parts = Vec::with_capacity(casters.len() * 2);
                     for g in &casters {
-                        let m = &g.mask;
-                        let mask = |data| MaskRef {
-                            data,
-                            width: m.width,
-                            height: m.height,
-                        };
-                        parts.push((mask(&m.fill), g.x, g.y, g.opacity));
+                        parts.push((g.mask.fill_mask(), g.x, g.y, g.opacity));
                         if with_ring(g) {
-                            parts.push((mask(&m.ring), g.x, g.y, g.opacity));
+                            parts.push((g.mask.ring_mask(), g.x, g.y, g.opacity));
                         }
                     }
                     style.of_glyphs(&parts)

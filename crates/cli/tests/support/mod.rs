@@ -128,6 +128,22 @@ pub fn run(program: &str, args: &[&str]) -> Vec<u8> {
     out.stdout
 }
 
+/// `text` spoken by espeak-ng's en-us voice at `words_per_minute`, as a WAV file at `path`.
+pub fn espeak_wav(path: &Path, words_per_minute: u32, text: &str) {
+    run(
+        "espeak-ng",
+        &[
+            "-v",
+            "en-us",
+            "-s",
+            &words_per_minute.to_string(),
+            "-w",
+            path.to_str().unwrap(),
+            text,
+        ],
+    );
+}
+
 pub const S3_ACCESS_KEY: &str = "captions-e2e-key";
 pub const S3_SECRET_KEY: &str = "captions-e2e-secret";
 pub const S3_BUCKET: &str = "captions-e2e";
