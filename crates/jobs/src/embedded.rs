@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use caption_core::{JobError, JobStatus, Word};
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
-use crate::{ClaimOptions, Error, JobRecord, JobSpec, JobStore, Result, now_ms};
+use crate::{ClaimOptions, Error, JobRecord, JobSpec, JobStore, Result, cancelled_error, now_ms};
 
 /// Job id → JSON record.
 const JOBS: TableDefinition<&str, &[u8]> = TableDefinition::new("jobs");
@@ -121,6 +121,16 @@ impl EmbeddedJobStore {
                         record.worker = None;
                         record.lease_until_ms = None;
                         running.remove(id.as_str()).db(path)?;
+                        let mut queue = txn.open_table(QUEUE).db(path)?;
+                        let mut meta = txn.open_table(META).db(path)?;
+                        queue_delivery(&record, &mut jobs, &mut queue, &mut meta, path, now)?;
+                    } else if record.status == JobStatus::InQueue {
+                        // Scheduled again (`retry_later`).
+                        running.remove(id.as_str()).db(path)?;
+                        let mut queue = txn.open_table(QUEUE).db(path)?;
+                        let mut meta = txn.open_table(META).db(path)?;
+                        let position = next_position(&mut meta, path)?;
+                        queue.insert(position, id.as_str()).db(path)?;
                     } else if let Some(until) = record.lease_until_ms {
                         running.insert(id.as_str(), until).db(path)?;
                     }
@@ -151,6 +161,24 @@ fn requeue(
     record.updated_ms = now;
     let position = next_position(meta, path)?;
     queue.insert(position, record.id.as_str()).db(path)?;
+    Ok(())
+}
+
+/// Queues the delivery announcing `record`'s end, when it has a webhook.
+fn queue_delivery(
+    record: &JobRecord,
+    jobs: &mut redb::Table<'_, &'static str, &'static [u8]>,
+    queue: &mut redb::Table<'_, u64, &'static str>,
+    meta: &mut redb::Table<'_, &'static str, u64>,
+    path: &Path,
+    now: u64,
+) -> Result<()> {
+    if let Some(delivery) = record.delivery(now) {
+        jobs.insert(delivery.id.as_str(), encode(&delivery).as_slice())
+            .db(path)?;
+        let position = next_position(meta, path)?;
+        queue.insert(position, delivery.id.as_str()).db(path)?;
+    }
     Ok(())
 }
 
@@ -222,13 +250,31 @@ impl JobStore for EmbeddedJobStore {
                     jobs.insert(id.as_str(), encode(&record).as_slice()).db(path)?;
                 }
 
-                let mut claimed = None;
-                while let Some((_, id)) = queue.pop_first().db(path)?.map(|(k, v)| (k.value(), v.value().to_owned())) {
-                    let Some(bytes) = jobs.get(id.as_str()).db(path)?.map(|b| b.value().to_vec()) else { continue };
-                    let mut record = decode(&id, &bytes)?;
-                    if record.status != JobStatus::InQueue {
+                // Oldest first among this kind's due jobs; entries of jobs no longer queued
+                // (cancelled) are dropped on the way.
+                let mut stale = Vec::new();
+                let mut candidates = Vec::new();
+                for entry in queue.iter().db(path)? {
+                    let (position, id) = entry.db(path)?;
+                    let (position, id) = (position.value(), id.value().to_owned());
+                    let Some(bytes) = jobs.get(id.as_str()).db(path)?.map(|b| b.value().to_vec()) else {
+                        stale.push(position);
                         continue;
+                    };
+                    let record = decode(&id, &bytes)?;
+                    if record.status != JobStatus::InQueue {
+                        stale.push(position);
+                    } else if record.spec.kind == options.kind && record.run_after_ms <= now {
+                        candidates.push((position, record));
                     }
+                }
+                for position in stale {
+                    queue.remove(position).db(path)?;
+                }
+                let mut claimed = None;
+                for (position, mut record) in candidates {
+                    queue.remove(position).db(path)?;
+                    let id = record.id.clone();
                     record.updated_ms = now;
                     if record.attempts >= options.max_attempts {
                         record.status = JobStatus::Failed;
@@ -240,6 +286,7 @@ impl JobStore for EmbeddedJobStore {
                             ),
                         });
                         jobs.insert(id.as_str(), encode(&record).as_slice()).db(path)?;
+                        queue_delivery(&record, &mut jobs, &mut queue, &mut meta, path, now)?;
                         continue;
                     }
                     let until = now + u64::try_from(options.lease.as_millis()).unwrap_or(u64::MAX / 2);
@@ -275,6 +322,11 @@ impl JobStore for EmbeddedJobStore {
         .await
     }
 
+    async fn set_duration(&self, id: &str, worker: &str, duration_s: f64) -> Result<bool> {
+        self.finish_held(id, worker, move |r| r.duration_s = Some(duration_s))
+            .await
+    }
+
     async fn complete(&self, id: &str, worker: &str, words: Vec<Word>) -> Result<bool> {
         self.finish_held(id, worker, move |r| {
             r.status = JobStatus::Completed;
@@ -289,6 +341,60 @@ impl JobStore for EmbeddedJobStore {
         self.finish_held(id, worker, move |r| {
             r.status = JobStatus::Failed;
             r.error = Some(error);
+        })
+        .await
+    }
+
+    async fn retry_later(
+        &self,
+        id: &str,
+        worker: &str,
+        run_after_ms: u64,
+        error: JobError,
+    ) -> Result<bool> {
+        self.finish_held(id, worker, move |r| {
+            r.status = JobStatus::InQueue;
+            r.worker = None;
+            r.lease_until_ms = None;
+            r.attempts = 0;
+            r.retries += 1;
+            r.run_after_ms = run_after_ms;
+            r.error = Some(error);
+        })
+        .await
+    }
+
+    async fn cancel(&self, id: &str) -> Result<Option<JobRecord>> {
+        let id = id.to_owned();
+        self.blocking(move |db, path| {
+            let now = now_ms();
+            let txn = db.begin_write().db(path)?;
+            let record = {
+                let mut jobs = txn.open_table(JOBS).db(path)?;
+                let mut queue = txn.open_table(QUEUE).db(path)?;
+                let mut running = txn.open_table(RUNNING).db(path)?;
+                let mut meta = txn.open_table(META).db(path)?;
+                let Some(bytes) = jobs.get(id.as_str()).db(path)?.map(|b| b.value().to_vec())
+                else {
+                    return Ok(None);
+                };
+                let mut record = decode(&id, &bytes)?;
+                if !record.status.is_final() {
+                    // A queue entry left behind is dropped by the next claim.
+                    running.remove(id.as_str()).db(path)?;
+                    record.status = JobStatus::Failed;
+                    record.error = Some(cancelled_error());
+                    record.worker = None;
+                    record.lease_until_ms = None;
+                    record.updated_ms = now;
+                    jobs.insert(id.as_str(), encode(&record).as_slice())
+                        .db(path)?;
+                    queue_delivery(&record, &mut jobs, &mut queue, &mut meta, path, now)?;
+                }
+                record
+            };
+            txn.commit().db(path)?;
+            Ok(Some(record))
         })
         .await
     }

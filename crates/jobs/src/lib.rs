@@ -1,11 +1,13 @@
-//! Persistent transcription jobs.
+//! Persistent jobs: transcriptions, background generates and webhook deliveries.
 //!
 //! A job moves `IN_QUEUE` → `IN_PROGRESS` → `COMPLETED` | `FAILED`. Workers [`JobStore::claim`]
 //! a job under a lease, renew it with [`JobStore::heartbeat`] while they work, and finish it
 //! with [`JobStore::complete`] or [`JobStore::fail`]; a worker that lost its lease (it stalled,
 //! or its process died and another took the job over) can no longer finish it, so a job's words
 //! are written exactly once. A job whose lease expires goes back to the queue, up to a retry
-//! limit, after which it fails with code `retries_exhausted`.
+//! limit, after which it fails with code `retries_exhausted`. A job can be cancelled (it fails
+//! with code `cancelled`), and put back with a delay ([`JobStore::retry_later`], how webhook
+//! deliveries back off). Each [`JobKind`] has its own workers.
 //!
 //! [`EmbeddedJobStore`] keeps jobs in a redb file in the data folder (one machine);
 //! [`PostgresJobStore`] in PostgreSQL, shared by several processes on several machines. Both
@@ -18,7 +20,7 @@ mod store;
 
 pub use embedded::EmbeddedJobStore;
 pub use postgres::PostgresJobStore;
-pub use record::{JobRecord, JobSpec, now_ms};
+pub use record::{JobKind, JobRecord, JobSpec, cancelled_error, now_ms};
 pub use store::{ClaimOptions, JobStore};
 
 /// Why a job store operation failed.

@@ -6,7 +6,7 @@ use caption_core::{JobError, JobStatus, Word};
 use tokio::sync::RwLock;
 use tokio_postgres::{Client, NoTls, Row};
 
-use crate::{ClaimOptions, Error, JobRecord, JobSpec, JobStore, Result};
+use crate::{ClaimOptions, Error, JobKind, JobRecord, JobSpec, JobStore, Result, cancelled_error};
 
 /// Milliseconds since the Unix epoch on the database's clock: every process compares leases
 /// against the same clock, whatever the skew between machines.
@@ -14,7 +14,8 @@ const NOW_MS: &str = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
 /// Schema versions, applied in order under an advisory lock so processes starting together do
 /// not race.
-const MIGRATIONS: &[&str] = &[r"
+const MIGRATIONS: &[&str] = &[
+    r"
     CREATE TABLE caption_jobs (
         id             text PRIMARY KEY,
         position       bigserial NOT NULL,
@@ -33,13 +34,39 @@ const MIGRATIONS: &[&str] = &[r"
     );
     CREATE INDEX caption_jobs_queue ON caption_jobs (position) WHERE status = 'IN_QUEUE';
     CREATE INDEX caption_jobs_running ON caption_jobs (lease_until_ms) WHERE status = 'IN_PROGRESS';
-"];
+",
+    r"
+    ALTER TABLE caption_jobs
+        ADD COLUMN kind text NOT NULL DEFAULT 'transcribe',
+        ADD COLUMN payload jsonb,
+        ADD COLUMN webhook_url text,
+        ADD COLUMN run_after_ms bigint NOT NULL DEFAULT 0,
+        ADD COLUMN retries integer NOT NULL DEFAULT 0,
+        ADD COLUMN duration_s double precision;
+    CREATE INDEX caption_jobs_kind_queue ON caption_jobs (kind, position) WHERE status = 'IN_QUEUE';
+",
+];
+
+/// Appended to a statement whose `done` CTE returns finished jobs' `id, kind, webhook_url`: queues
+/// the delivery announcing each one's end in the same statement (so in the same transaction).
+fn with_deliveries(done_cte: &str) -> String {
+    format!(
+        "WITH done AS ({done_cte}),
+         hooks AS (
+             INSERT INTO caption_jobs (id, input, lang, kind, webhook_url, status, created_ms, updated_ms)
+             SELECT gen_random_uuid()::text, id, '', 'webhook', webhook_url, 'IN_QUEUE', {NOW_MS}, {NOW_MS}
+             FROM done WHERE webhook_url IS NOT NULL AND kind <> 'webhook'
+         )
+         SELECT count(*) FROM done"
+    )
+}
 
 /// An arbitrary constant naming the migration lock.
 const MIGRATION_LOCK: i64 = 0x6361_7074_696f_6e73; // "captions"
 
 const COLUMNS: &str = "id, input, lang, status, progress, attempts, words::text, error_code, error_message, \
-                       created_ms, updated_ms, worker, lease_until_ms";
+                       created_ms, updated_ms, worker, lease_until_ms, kind, payload::text, webhook_url, \
+                       run_after_ms, retries, duration_s";
 
 /// Jobs in PostgreSQL, shared by every `captions serve` process: any process accepts jobs and
 /// any works them. Claims use `FOR UPDATE SKIP LOCKED`, so concurrent workers never wait on or
@@ -102,11 +129,26 @@ fn record(row: &Row) -> Result<JobRecord> {
     let code: Option<String> = row.get(7);
     let message: Option<String> = row.get(8);
     let ms = |i: usize| -> u64 { u64::try_from(row.get::<_, i64>(i)).unwrap_or(0) };
+    let kind: String = row.get(13);
+    let payload: Option<String> = row.get(14);
+    let payload: Option<serde_json::Value> = payload
+        .map(|p| serde_json::from_str(&p))
+        .transpose()
+        .map_err(|e| Error::Corrupt {
+            job_id: id.clone(),
+            message: e.to_string(),
+        })?;
     Ok(JobRecord {
         status: status_of(&status, &id)?,
         spec: JobSpec {
             input: row.get(1),
             lang: row.get(2),
+            kind: JobKind::parse(&kind).ok_or_else(|| Error::Corrupt {
+                job_id: id.clone(),
+                message: format!("unknown kind {kind:?}"),
+            })?,
+            payload,
+            webhook_url: row.get(15),
         },
         progress: u8::try_from(row.get::<_, i16>(4)).unwrap_or(0),
         attempts: u32::try_from(row.get::<_, i32>(5)).unwrap_or(0),
@@ -121,6 +163,9 @@ fn record(row: &Row) -> Result<JobRecord> {
         lease_until_ms: row
             .get::<_, Option<i64>>(12)
             .and_then(|v| u64::try_from(v).ok()),
+        run_after_ms: ms(16),
+        retries: u32::try_from(row.get::<_, i32>(17)).unwrap_or(0),
+        duration_s: row.get(18),
         id,
     })
 }
@@ -229,6 +274,22 @@ impl PostgresJobStore {
     }
 }
 
+impl PostgresJobStore {
+    /// Runs a [`with_deliveries`] statement: whether exactly one job finished.
+    async fn count(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<bool> {
+        let client = self.client().await?;
+        let row = client
+            .query_one(sql, params)
+            .await
+            .map_err(db_error(&self.url))?;
+        Ok(row.get::<_, i64>(0) == 1)
+    }
+}
+
 /// SQL string literal for `s` (for the migration body inside a `DO` block).
 fn quote_literal(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
@@ -239,15 +300,26 @@ impl JobStore for PostgresJobStore {
     async fn submit(&self, spec: JobSpec) -> Result<JobRecord> {
         let id = uuid::Uuid::new_v4().to_string();
         let sql = format!(
-            "INSERT INTO caption_jobs (id, input, lang, status, created_ms, updated_ms)
-             VALUES ($1, $2, $3, 'IN_QUEUE', {NOW_MS}, {NOW_MS}) RETURNING {COLUMNS}"
+            "INSERT INTO caption_jobs (id, input, lang, kind, payload, webhook_url, status, created_ms, updated_ms)
+             VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, 'IN_QUEUE', {NOW_MS}, {NOW_MS}) RETURNING {COLUMNS}"
         );
-        self.one(&sql, &[&id, &spec.input, &spec.lang])
-            .await?
-            .ok_or_else(|| Error::Database {
-                path: redact(&self.url),
-                message: "insert returned no row".into(),
-            })
+        let payload = spec.payload.as_ref().map(serde_json::Value::to_string);
+        self.one(
+            &sql,
+            &[
+                &id,
+                &spec.input,
+                &spec.lang,
+                &spec.kind.as_str(),
+                &payload,
+                &spec.webhook_url,
+            ],
+        )
+        .await?
+        .ok_or_else(|| Error::Database {
+            path: redact(&self.url),
+            message: "insert returned no row".into(),
+        })
     }
 
     async fn get(&self, id: &str) -> Result<Option<JobRecord>> {
@@ -274,23 +346,31 @@ impl JobStore for PostgresJobStore {
             tracing::warn!(requeued, "leases expired; jobs queued again");
         }
         let max_attempts = i32::try_from(options.max_attempts).unwrap_or(i32::MAX);
-        let exhausted = format!(
+        let exhausted = with_deliveries(&format!(
             "UPDATE caption_jobs SET status = 'FAILED', error_code = 'retries_exhausted',
                     error_message = 'the job was interrupted ' || attempts || ' times (worker crash or restart) and is not retried again',
                     updated_ms = {NOW_MS}
-             WHERE status = 'IN_QUEUE' AND attempts >= $1"
-        );
-        self.execute(&exhausted, &[&max_attempts]).await?;
+             WHERE status = 'IN_QUEUE' AND kind = $2 AND attempts >= $1
+             RETURNING id, kind, webhook_url"
+        ));
+        let kind = options.kind.as_str();
+        self.execute(&exhausted, &[&max_attempts, &kind]).await?;
         let claim = format!(
             "UPDATE caption_jobs SET status = 'IN_PROGRESS', attempts = attempts + 1, worker = $1,
                     lease_until_ms = {NOW_MS} + $2, updated_ms = {NOW_MS}
-             WHERE id = (SELECT id FROM caption_jobs WHERE status = 'IN_QUEUE' AND attempts < $3
+             WHERE id = (SELECT id FROM caption_jobs
+                         WHERE status = 'IN_QUEUE' AND kind = $4 AND attempts < $3 AND run_after_ms <= {NOW_MS}
                          ORDER BY position FOR UPDATE SKIP LOCKED LIMIT 1)
              RETURNING {COLUMNS}"
         );
         self.one(
             &claim,
-            &[&options.worker, &lease_ms(options.lease), &max_attempts],
+            &[
+                &options.worker,
+                &lease_ms(options.lease),
+                &max_attempts,
+                &kind,
+            ],
         )
         .await
     }
@@ -313,29 +393,73 @@ impl JobStore for PostgresJobStore {
             == 1)
     }
 
+    async fn set_duration(&self, id: &str, worker: &str, duration_s: f64) -> Result<bool> {
+        let sql = format!(
+            "UPDATE caption_jobs SET duration_s = $3, updated_ms = {NOW_MS}
+             WHERE id = $1 AND worker = $2 AND status = 'IN_PROGRESS' AND lease_until_ms >= {NOW_MS}"
+        );
+        Ok(self.execute(&sql, &[&id, &worker, &duration_s]).await? == 1)
+    }
+
     async fn complete(&self, id: &str, worker: &str, words: Vec<Word>) -> Result<bool> {
         let words = serde_json::to_string(&words).map_err(|e| Error::Corrupt {
             job_id: id.to_owned(),
             message: e.to_string(),
         })?;
-        let sql = format!(
+        let sql = with_deliveries(&format!(
             "UPDATE caption_jobs SET status = 'COMPLETED', progress = 100, words = $3::text::jsonb,
                     error_code = NULL, error_message = NULL, worker = NULL, lease_until_ms = NULL, updated_ms = {NOW_MS}
-             WHERE id = $1 AND worker = $2 AND status = 'IN_PROGRESS' AND lease_until_ms >= {NOW_MS}"
-        );
-        Ok(self.execute(&sql, &[&id, &worker, &words]).await? == 1)
+             WHERE id = $1 AND worker = $2 AND status = 'IN_PROGRESS' AND lease_until_ms >= {NOW_MS}
+             RETURNING id, kind, webhook_url"
+        ));
+        self.count(&sql, &[&id, &worker, &words]).await
     }
 
     async fn fail(&self, id: &str, worker: &str, error: JobError) -> Result<bool> {
-        let sql = format!(
+        let sql = with_deliveries(&format!(
             "UPDATE caption_jobs SET status = 'FAILED', error_code = $3, error_message = $4,
                     worker = NULL, lease_until_ms = NULL, updated_ms = {NOW_MS}
+             WHERE id = $1 AND worker = $2 AND status = 'IN_PROGRESS' AND lease_until_ms >= {NOW_MS}
+             RETURNING id, kind, webhook_url"
+        ));
+        self.count(&sql, &[&id, &worker, &error.code, &error.message])
+            .await
+    }
+
+    async fn retry_later(
+        &self,
+        id: &str,
+        worker: &str,
+        run_after_ms: u64,
+        error: JobError,
+    ) -> Result<bool> {
+        let sql = format!(
+            "UPDATE caption_jobs SET status = 'IN_QUEUE', worker = NULL, lease_until_ms = NULL,
+                    attempts = 0, retries = retries + 1, run_after_ms = $3,
+                    error_code = $4, error_message = $5, updated_ms = {NOW_MS}
              WHERE id = $1 AND worker = $2 AND status = 'IN_PROGRESS' AND lease_until_ms >= {NOW_MS}"
         );
+        let run_after = i64::try_from(run_after_ms).unwrap_or(i64::MAX);
         Ok(self
-            .execute(&sql, &[&id, &worker, &error.code, &error.message])
+            .execute(
+                &sql,
+                &[&id, &worker, &run_after, &error.code, &error.message],
+            )
             .await?
             == 1)
+    }
+
+    async fn cancel(&self, id: &str) -> Result<Option<JobRecord>> {
+        let error = cancelled_error();
+        let sql = with_deliveries(&format!(
+            "UPDATE caption_jobs SET status = 'FAILED', error_code = $2, error_message = $3,
+                    worker = NULL, lease_until_ms = NULL, updated_ms = {NOW_MS}
+             WHERE id = $1 AND status IN ('IN_QUEUE', 'IN_PROGRESS')
+             RETURNING id, kind, webhook_url"
+        ));
+        self.count(&sql, &[&id, &error.code, &error.message])
+            .await?;
+        self.get(id).await
     }
 
     async fn release_all(&self, worker_prefix: &str) -> Result<usize> {

@@ -4,7 +4,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use caption_core::{JobError, Word};
 
-use crate::{JobRecord, JobSpec, Result};
+use crate::{JobKind, JobRecord, JobSpec, Result};
 
 /// How a worker claims jobs.
 #[derive(Debug, Clone)]
@@ -13,19 +13,29 @@ pub struct ClaimOptions {
     pub worker: String,
     /// How long the claim holds without a heartbeat.
     pub lease: Duration,
-    /// Claims a job may have had before it fails with `retries_exhausted` instead of running.
+    /// Claims a job may have had (since it was last scheduled) before it fails with
+    /// `retries_exhausted` instead of running.
     pub max_attempts: u32,
+    /// The kind of job this worker runs; it never claims another kind.
+    pub kind: JobKind,
 }
 
 /// Where jobs live. The contract every backend keeps (checked by the conformance suite):
 ///
 /// - `submit` stores a new `IN_QUEUE` job durably before it returns.
-/// - `claim` hands each queued job to exactly one caller, oldest first, moving it to
-///   `IN_PROGRESS` with a lease; a job whose lease has expired is queued again (and claimable)
-///   until it has had `max_attempts` claims, then it is `FAILED` with code `retries_exhausted`.
-/// - `heartbeat`, `complete` and `fail` succeed (return `true`) only for the worker that holds
-///   the job's live lease; otherwise they change nothing and return `false`.
+/// - `claim` hands each queued job of the asked kind, once its `run_after_ms` has passed, to
+///   exactly one caller, oldest first, moving it to `IN_PROGRESS` with a lease; a job whose
+///   lease has expired is queued again (and claimable) until it has had `max_attempts` claims,
+///   then it is `FAILED` with code `retries_exhausted`.
+/// - `heartbeat`, `set_duration`, `complete`, `fail` and `retry_later` succeed (return `true`)
+///   only for the worker that holds the job's live lease; otherwise they change nothing and
+///   return `false`.
+/// - `cancel` fails a queued or running job at once with code `cancelled`; its worker then no
+///   longer holds it.
 /// - Finished jobs (`COMPLETED`, `FAILED`) never change again.
+/// - When a job whose spec has a `webhook_url` (other than a delivery) finishes, however it
+///   finishes, a [`JobKind::Webhook`] job whose `input` is its id is queued in the same
+///   transaction.
 #[async_trait]
 pub trait JobStore: Send + Sync + Debug {
     /// Queues a new job and returns its record (with a fresh unique id).
@@ -34,7 +44,8 @@ pub trait JobStore: Send + Sync + Debug {
     /// The job, or `None` for an unknown id.
     async fn get(&self, id: &str) -> Result<Option<JobRecord>>;
 
-    /// The oldest claimable job, now `IN_PROGRESS` and held by `options.worker`.
+    /// The oldest claimable job of `options.kind`, now `IN_PROGRESS` and held by
+    /// `options.worker`.
     async fn claim(&self, options: &ClaimOptions) -> Result<Option<JobRecord>>;
 
     /// Renews the lease and records progress (0–100).
@@ -46,11 +57,28 @@ pub trait JobStore: Send + Sync + Debug {
         lease: Duration,
     ) -> Result<bool>;
 
+    /// Records the length of the job's input, in seconds.
+    async fn set_duration(&self, id: &str, worker: &str, duration_s: f64) -> Result<bool>;
+
     /// Stores the words and marks the job `COMPLETED`.
     async fn complete(&self, id: &str, worker: &str, words: Vec<Word>) -> Result<bool>;
 
     /// Marks the job `FAILED` with an error code and message.
     async fn fail(&self, id: &str, worker: &str, error: JobError) -> Result<bool>;
+
+    /// Puts the job back in the queue, claimable from `run_after_ms` on, counting one more
+    /// retry and keeping `error` as the reason of the last failed try.
+    async fn retry_later(
+        &self,
+        id: &str,
+        worker: &str,
+        run_after_ms: u64,
+        error: JobError,
+    ) -> Result<bool>;
+
+    /// Fails a queued or running job with code `cancelled`. Returns the job as it is after
+    /// the call (a finished job unchanged), or `None` for an unknown id.
+    async fn cancel(&self, id: &str) -> Result<Option<JobRecord>>;
 
     /// Puts every `IN_PROGRESS` job held by a worker whose name starts with `worker_prefix`
     /// back in the queue at once (used at start-up by a single-process store, whose previous

@@ -11,14 +11,39 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use caption_core::{JobError, JobStatus, Word};
-use caption_jobs::{ClaimOptions, EmbeddedJobStore, JobSpec, JobStore, PostgresJobStore};
+use caption_jobs::{
+    ClaimOptions, EmbeddedJobStore, JobKind, JobSpec, JobStore, PostgresJobStore, now_ms,
+};
 use caption_testkit::PostgresServer;
 
 fn spec(n: usize) -> JobSpec {
-    JobSpec {
-        input: format!("uploads/{n}/clip.mp4"),
-        lang: "auto".into(),
+    JobSpec::transcribe(format!("uploads/{n}/clip.mp4"), "auto")
+}
+
+fn of_kind(name: &str, lease_ms: u64, kind: JobKind) -> ClaimOptions {
+    ClaimOptions {
+        kind,
+        ..worker(name, lease_ms)
     }
+}
+
+fn hooked(n: usize) -> JobSpec {
+    spec(n).with_webhook(Some(format!("https://hooks.example/{n}")))
+}
+
+/// The deliveries queued so far, claimed by one webhook worker: (delivery input, url).
+async fn deliveries(store: &Arc<dyn JobStore>) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    while let Some(d) = store
+        .claim(&of_kind("hooks", 60_000, JobKind::Webhook))
+        .await
+        .unwrap()
+    {
+        assert_eq!(d.spec.kind, JobKind::Webhook);
+        found.push((d.spec.input.clone(), d.spec.webhook_url.clone().unwrap()));
+        assert!(store.complete(&d.id, "hooks", Vec::new()).await.unwrap());
+    }
+    found
 }
 
 fn worker(name: &str, lease_ms: u64) -> ClaimOptions {
@@ -26,6 +51,7 @@ fn worker(name: &str, lease_ms: u64) -> ClaimOptions {
         worker: name.into(),
         lease: Duration::from_millis(lease_ms),
         max_attempts: 3,
+        kind: JobKind::Transcribe,
     }
 }
 
@@ -184,6 +210,172 @@ async fn concurrent_claims_never_share_a_job(store: Arc<dyn JobStore>) {
     assert_eq!(seen.len(), 40);
 }
 
+async fn kinds_are_claimed_by_their_own_workers(store: Arc<dyn JobStore>) {
+    let generate = store
+        .submit(JobSpec {
+            kind: JobKind::Generate,
+            payload: Some(serde_json::json!({"output": "outputs/x.mp4"})),
+            ..spec(1)
+        })
+        .await
+        .unwrap();
+    let transcribe = store.submit(spec(2)).await.unwrap();
+    let claimed = store.claim(&worker("t", 60_000)).await.unwrap().unwrap();
+    assert_eq!(
+        claimed.id, transcribe.id,
+        "a transcription worker skips generate jobs"
+    );
+    assert!(store.claim(&worker("t2", 60_000)).await.unwrap().is_none());
+    let claimed = store
+        .claim(&of_kind("g", 60_000, JobKind::Generate))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(claimed.id, generate.id);
+    assert_eq!(claimed.spec.payload, generate.spec.payload);
+}
+
+async fn cancel_stops_queued_and_running_jobs(store: Arc<dyn JobStore>) {
+    let running = store.submit(hooked(1)).await.unwrap();
+    let queued = store.submit(hooked(2)).await.unwrap();
+    store.claim(&worker("w1", 60_000)).await.unwrap().unwrap();
+    assert!(store.set_duration(&running.id, "w1", 12.5).await.unwrap());
+
+    let cancelled = store.cancel(&queued.id).await.unwrap().unwrap();
+    assert_eq!(cancelled.status, JobStatus::Failed);
+    assert_eq!(cancelled.error.unwrap().code, "cancelled");
+    assert!(
+        store.claim(&worker("w2", 60_000)).await.unwrap().is_none(),
+        "nothing left to claim"
+    );
+
+    let cancelled = store.cancel(&running.id).await.unwrap().unwrap();
+    assert_eq!(cancelled.status, JobStatus::Failed);
+    assert_eq!(cancelled.duration_s, Some(12.5));
+    // Its worker no longer holds it.
+    assert!(
+        !store
+            .heartbeat(&running.id, "w1", 50, Duration::from_secs(60))
+            .await
+            .unwrap()
+    );
+    assert!(!store.complete(&running.id, "w1", words()).await.unwrap());
+    assert_eq!(
+        store.get(&running.id).await.unwrap().unwrap().status,
+        JobStatus::Failed
+    );
+    // Cancelling a finished job changes nothing; an unknown one is None.
+    assert_eq!(store.cancel(&running.id).await.unwrap().unwrap(), cancelled);
+    assert!(store.cancel("no-such-job").await.unwrap().is_none());
+
+    let mut announced: Vec<String> = deliveries(&store)
+        .await
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    announced.sort();
+    let mut expected = vec![running.id.clone(), queued.id.clone()];
+    expected.sort();
+    assert_eq!(
+        announced, expected,
+        "each cancelled job's end is announced once"
+    );
+}
+
+async fn finishing_a_hooked_job_queues_one_delivery(store: Arc<dyn JobStore>) {
+    let done = store.submit(hooked(1)).await.unwrap();
+    let failed = store.submit(hooked(2)).await.unwrap();
+    let silent = store.submit(spec(3)).await.unwrap();
+    for (job, name) in [(&done, "a"), (&failed, "b"), (&silent, "c")] {
+        let claimed = store.claim(&worker(name, 60_000)).await.unwrap().unwrap();
+        assert_eq!(&claimed.id, &job.id);
+    }
+    assert!(deliveries(&store).await.is_empty(), "nothing finished yet");
+    assert!(store.complete(&done.id, "a", words()).await.unwrap());
+    let error = JobError {
+        code: "no_audio".into(),
+        message: "x".into(),
+    };
+    assert!(store.fail(&failed.id, "b", error).await.unwrap());
+    assert!(store.complete(&silent.id, "c", words()).await.unwrap());
+    let mut found = deliveries(&store).await;
+    found.sort();
+    assert_eq!(
+        found,
+        vec![
+            (done.id.clone(), "https://hooks.example/1".to_owned()),
+            (failed.id.clone(), "https://hooks.example/2".to_owned()),
+        ]
+    );
+    // A delivery announces nothing itself.
+    assert!(deliveries(&store).await.is_empty());
+
+    // A job that exhausts its retries is announced too.
+    let stalled = store.submit(hooked(4)).await.unwrap();
+    for n in 0..3 {
+        store
+            .claim(&worker(&format!("s{n}"), 1))
+            .await
+            .unwrap()
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(store.claim(&worker("s4", 60_000)).await.unwrap().is_none());
+    assert_eq!(
+        deliveries(&store).await,
+        vec![(stalled.id.clone(), "https://hooks.example/4".to_owned())]
+    );
+}
+
+async fn retry_later_waits_then_runs_again(store: Arc<dyn JobStore>) {
+    let job = store
+        .submit(JobSpec {
+            kind: JobKind::Webhook,
+            webhook_url: Some("https://hooks.example/x".into()),
+            ..spec(1)
+        })
+        .await
+        .unwrap();
+    let hooks = |name: &str| of_kind(name, 60_000, JobKind::Webhook);
+    store.claim(&hooks("d1")).await.unwrap().unwrap();
+    let error = JobError {
+        code: "http_500".into(),
+        message: "the receiver answered 500".into(),
+    };
+    assert!(
+        !store
+            .retry_later(&job.id, "intruder", 0, error.clone())
+            .await
+            .unwrap()
+    );
+    let after = now_ms() + 400;
+    assert!(
+        store
+            .retry_later(&job.id, "d1", after, error.clone())
+            .await
+            .unwrap()
+    );
+    let waiting = store.get(&job.id).await.unwrap().unwrap();
+    assert_eq!(waiting.status, JobStatus::InQueue);
+    assert_eq!((waiting.retries, waiting.attempts), (1, 0));
+    assert_eq!(waiting.error, Some(error));
+    assert!(
+        store.claim(&hooks("d2")).await.unwrap().is_none(),
+        "not before its time"
+    );
+    while now_ms() <= after + 50 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let again = store.claim(&hooks("d2")).await.unwrap().unwrap();
+    assert_eq!(again.id, job.id);
+    assert_eq!(again.attempts, 1);
+    assert!(store.complete(&job.id, "d2", Vec::new()).await.unwrap());
+    assert_eq!(
+        store.get(&job.id).await.unwrap().unwrap().status,
+        JobStatus::Completed
+    );
+}
+
 macro_rules! conformance {
     ($backend:ident, $make:expr) => {
         mod $backend {
@@ -196,6 +388,10 @@ macro_rules! conformance {
                 expired_leases_requeue_then_exhaust,
                 release_all_requeues_in_progress,
                 concurrent_claims_never_share_a_job,
+                kinds_are_claimed_by_their_own_workers,
+                cancel_stops_queued_and_running_jobs,
+                finishing_a_hooked_job_queues_one_delivery,
+                retry_later_waits_then_runs_again,
             );
         }
     };
