@@ -15,6 +15,7 @@ setup:
 	@scripts/setup-python
 	@scripts/setup-s3s
 	@scripts/setup-schemathesis
+	@scripts/setup-pocketsphinx
 	@scripts/setup-models
 
 build: setup

@@ -12,6 +12,7 @@ mod catalog;
 mod config;
 mod error;
 mod jobs;
+mod subtitles;
 mod validate;
 mod word;
 
@@ -26,6 +27,7 @@ pub use jobs::{
     CreateJobResponse, GenerateRequest, GenerateResponse, JobError, JobStatus, TranscriptRequest,
     TranscriptResult, UploadDescriptor,
 };
+pub use subtitles::{Cue, SubtitleError, SubtitleFormat, parse_cues};
 pub use validate::{
     ValidationError, ValidationErrors, parse_config_patch, parse_generate_request,
     parse_transcript_request, parse_words,

@@ -10,16 +10,20 @@ mod chunks;
 mod ct2;
 mod error;
 mod ggml;
+mod given;
 mod half;
 mod mel;
 mod models;
+mod refine;
 mod speech;
 mod transcriber;
 mod vocab;
 mod whisper;
 mod words;
 
+pub use caption_align::{Aligner, AlignerModels};
 pub use error::{Error, Result};
+pub use given::GivenText;
 pub use models::{
     InstallOptions, KNOWN_MODELS, MODELS_DIR_ENV, install_model, installed_model_path,
     model_file_name, model_path, models_dir,

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use caption_core::Word;
 
 use crate::error::Result;
+use crate::given::GivenText;
 
 /// Sample rate of the audio every [`Transcriber`] takes.
 pub const SAMPLE_RATE_HZ: u32 = 16_000;
@@ -42,6 +43,16 @@ pub trait Transcriber: Send + Sync + fmt::Debug {
     fn transcribe(
         &self,
         samples_16k_mono: &[f32],
+        options: &TranscribeOptions,
+    ) -> Result<Transcript>;
+
+    /// Times a text the caller already has (a script, subtitles) on `samples_16k_mono`: the
+    /// words come out as given, in order, each with the time it is spoken. The same contract
+    /// as [`Transcriber::transcribe`] for the audio, language, progress and cancellation.
+    fn align_text(
+        &self,
+        samples_16k_mono: &[f32],
+        text: &GivenText,
         options: &TranscribeOptions,
     ) -> Result<Transcript>;
 

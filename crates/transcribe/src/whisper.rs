@@ -4,6 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
+use caption_align::Aligner;
 use caption_core::Word;
 use whisper_rs::{
     DtwMode, DtwModelPreset, DtwParameters, FullParams, SamplingStrategy, WhisperContext,
@@ -14,7 +15,9 @@ use crate::align::{self, AlignParams, Estimate};
 use crate::chunks::{self, Chunk};
 use crate::error::{Error, Result};
 use crate::ggml::{self, Hparams};
+use crate::given::{self, GivenText};
 use crate::models;
+use crate::refine;
 use crate::speech::{self, GateParams, Region, SAMPLE_RATE_HZ};
 use crate::transcriber::{TranscribeOptions, Transcriber, Transcript};
 use crate::words::{self, RawWord, Token};
@@ -39,6 +42,8 @@ pub struct WhisperTranscriber {
     hparams: Hparams,
     name: String,
     tuning: Tuning,
+    /// Times English words; without it (models not installed) DTW + snap times stay.
+    aligner: Option<Arc<Aligner>>,
 }
 
 impl std::fmt::Debug for WhisperTranscriber {
@@ -46,6 +51,7 @@ impl std::fmt::Debug for WhisperTranscriber {
         f.debug_struct("WhisperTranscriber")
             .field("name", &self.name)
             .field("multilingual", &self.hparams.is_multilingual())
+            .field("aligner", &self.aligner.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -100,12 +106,26 @@ impl WhisperTranscriber {
             |s| s.trim_start_matches("ggml-").to_owned(),
         );
         tracing::info!(model = %name, multilingual = hparams.is_multilingual(), "whisper model loaded");
+        let aligner = match Aligner::open_installed() {
+            Ok(aligner) => Some(Arc::new(aligner)),
+            Err(error) => {
+                tracing::warn!(%error, "no forced aligner: English word times come from DTW alone");
+                None
+            }
+        };
         Ok(Self {
             context,
             hparams,
             name,
             tuning: Tuning::default(),
+            aligner,
         })
+    }
+
+    /// Uses `aligner` for English word times (`None`: DTW and the snap onto the signal only).
+    pub fn with_aligner(mut self, aligner: Option<Arc<Aligner>>) -> Self {
+        self.aligner = aligner;
+        self
     }
 
     /// Loads an installed model by name (`tiny.en`, `base`) from the models folder.
@@ -283,18 +303,17 @@ fn place_words(
         .collect()
 }
 
-impl Transcriber for WhisperTranscriber {
-    fn transcribe(&self, samples: &[f32], options: &TranscribeOptions) -> Result<Transcript> {
+impl WhisperTranscriber {
+    /// Whisper's words with DTW times snapped onto the signal, and the language.
+    fn transcribe_rough(
+        &self,
+        samples: &[f32],
+        options: &TranscribeOptions,
+    ) -> Result<(Vec<Word>, Option<&'static str>)> {
         let mut language = self.resolve_language(&options.language)?;
         if let Some(index) = samples.iter().position(|x| !x.is_finite()) {
             return Err(Error::NonFiniteAudio { index });
         }
-        let report = |percent: u8| {
-            if let Some(progress) = &options.progress {
-                progress(percent);
-            }
-        };
-        report(0);
         let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
         let regions =
             chunks::split_long_regions(samples, speech::speech_regions(samples, &self.tuning.gate));
@@ -345,7 +364,57 @@ impl Transcriber for WhisperTranscriber {
             ));
             done_s += chunk.end_s - chunk.start_s;
         }
-        report(100);
+        Ok((words, language))
+    }
+
+    /// The aligner's times for English words; others keep theirs.
+    fn refine(&self, samples: &[f32], words: &mut [Word], language: Option<&str>) {
+        if let (Some(aligner), Some("en")) = (&self.aligner, language) {
+            let failed = refine::refine(aligner, samples, words);
+            if failed > 0 {
+                tracing::debug!(failed, "groups kept their DTW times");
+            }
+        }
+    }
+}
+
+fn report(options: &TranscribeOptions, percent: u8) {
+    if let Some(progress) = &options.progress {
+        progress(percent);
+    }
+}
+
+impl Transcriber for WhisperTranscriber {
+    fn transcribe(&self, samples: &[f32], options: &TranscribeOptions) -> Result<Transcript> {
+        report(options, 0);
+        let (mut words, language) = self.transcribe_rough(samples, options)?;
+        self.refine(samples, &mut words, language);
+        report(options, 100);
+        Ok(Transcript {
+            words,
+            language: language.map(str::to_owned),
+        })
+    }
+
+    fn align_text(
+        &self,
+        samples: &[f32],
+        text: &GivenText,
+        options: &TranscribeOptions,
+    ) -> Result<Transcript> {
+        report(options, 0);
+        let (heard, language) = self.transcribe_rough(samples, options)?;
+        let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
+        let mut words = match text {
+            GivenText::Plain(text) => given::place_plain(text, &heard, total_s),
+            GivenText::Cues(cues) => given::place_cues(cues),
+        };
+        for word in &mut words {
+            word.start = round_ms(word.start.clamp(0.0, total_s));
+            word.end = round_ms(word.end.clamp(word.start, total_s));
+        }
+        self.refine(samples, &mut words, language);
+        report(options, 100);
         Ok(Transcript {
             words,
             language: language.map(str::to_owned),

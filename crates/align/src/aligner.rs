@@ -1,0 +1,214 @@
+//! The aligner: written words in, their times on the audio out.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use crate::decoder::{Decoder, FRAMES_PER_S};
+use crate::error::{Error, Result};
+use crate::g2p::G2p;
+use crate::spoken::spoken_words;
+
+/// Sample rate of the audio [`Aligner::align`] takes.
+pub const SAMPLE_RATE_HZ: u32 = 16_000;
+
+/// Silence added before and after the audio of each alignment: the model's silence state then
+/// has frames to sit in, and words at the edges are placed better.
+const EDGE_PAD_S: f64 = 0.25;
+
+/// Name of the folder, inside the models folder, that `scripts/setup-pocketsphinx` fills.
+const MODEL_FOLDER: &str = "pocketsphinx-en-us";
+/// File name of the grapheme-to-phoneme weights that `scripts/setup-g2p` installs.
+const G2P_FILE: &str = "g2p-en-checkpoint20.npz";
+
+/// Where the aligner's model files are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AlignerModels {
+    /// The acoustic model folder (`mdef`, `means`, ...).
+    pub acoustic_model: PathBuf,
+    /// The pronouncing dictionary (CMUdict in PocketSphinx's format).
+    pub dictionary: PathBuf,
+    /// The grapheme-to-phoneme weights for words missing from the dictionary; without them such
+    /// a word cannot be aligned.
+    pub g2p: Option<PathBuf>,
+}
+
+impl AlignerModels {
+    /// The models as `make setup` installs them in `models_dir` (by default
+    /// `~/.cache/caption-engine/models`, or `$CAPTIONS_MODELS`).
+    pub fn in_folder(models_dir: &Path) -> Self {
+        let root = models_dir.join(MODEL_FOLDER);
+        let g2p = models_dir.join(G2P_FILE);
+        Self {
+            acoustic_model: root.join("en-us"),
+            dictionary: root.join("cmudict-en-us.dict"),
+            g2p: g2p.is_file().then_some(g2p),
+        }
+    }
+
+    /// The models in the default models folder.
+    pub fn installed() -> Result<Self> {
+        let dir = models_dir().ok_or(Error::NoModelsDir)?;
+        Ok(Self::in_folder(&dir))
+    }
+}
+
+/// The models folder: `$CAPTIONS_MODELS`, else `~/.cache/caption-engine/models` (where the
+/// whisper models are too).
+fn models_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("CAPTIONS_MODELS").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/caption-engine/models"))
+}
+
+/// A word's time in seconds from the start of the samples aligned.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Span {
+    /// When the word starts.
+    pub start_s: f64,
+    /// When it ends (after `start_s`, except for a token that is not spoken at all, which gets
+    /// the instant between its neighbours).
+    pub end_s: f64,
+}
+
+/// Forced alignment of English words onto speech.
+///
+/// Loading takes a fraction of a second (the acoustic model and a 134,000-word dictionary);
+/// keep one aligner and share it: calls on several threads each use a decoder of their own,
+/// kept for the next call.
+#[derive(Debug)]
+pub struct Aligner {
+    models: AlignerModels,
+    g2p: Option<G2p>,
+    idle: Mutex<Vec<Decoder>>,
+}
+
+/// One written token and the dictionary words it is spoken as.
+struct Spoken {
+    /// Range of this token's words in the utterance's word list.
+    words: std::ops::Range<usize>,
+}
+
+impl Aligner {
+    /// Loads the models; fails if a file is missing or unreadable.
+    pub fn open(models: &AlignerModels) -> Result<Self> {
+        let decoder = Decoder::open(&models.acoustic_model, &models.dictionary)?;
+        let g2p = models.g2p.as_deref().map(G2p::open).transpose()?;
+        Ok(Self {
+            models: models.clone(),
+            g2p,
+            idle: Mutex::new(vec![decoder]),
+        })
+    }
+
+    /// Loads the models `make setup` installs.
+    pub fn open_installed() -> Result<Self> {
+        Self::open(&AlignerModels::installed()?)
+    }
+
+    fn take_decoder(&self) -> Result<Decoder> {
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        match idle {
+            Some(decoder) => Ok(decoder),
+            None => Decoder::open(&self.models.acoustic_model, &self.models.dictionary),
+        }
+    }
+
+    fn give_back(&self, decoder: Decoder) {
+        self.idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(decoder);
+    }
+
+    /// Makes sure the dictionary can pronounce `word`.
+    fn pronounce(&self, decoder: &mut Decoder, word: &str) -> Result<()> {
+        if decoder.has_word(word) {
+            return Ok(());
+        }
+        let phones = self
+            .g2p
+            .as_ref()
+            .map(|g2p| g2p.phones(word))
+            .unwrap_or_default();
+        if phones.is_empty() {
+            return Err(Error::Unpronounceable { word: word.into() });
+        }
+        tracing::debug!(word, phones = %phones.join(" "), "pronunciation from the g2p network");
+        decoder.add_word(word, &phones.join(" "))
+    }
+
+    /// Aligns `words` (as written: "$25", "3rd", "Hello,") onto `samples_16k_mono`, which must
+    /// hold them all and little else (a few seconds to half a minute of speech). Returns one span
+    /// per word, in order, never overlapping, within the samples.
+    ///
+    /// Fails when the words cannot be fitted to the audio (they were not all said, or the audio
+    /// is not speech); callers fall back to coarser timings then.
+    pub fn align(&self, samples_16k_mono: &[f32], words: &[&str]) -> Result<Vec<Span>> {
+        if words.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut decoder = self.take_decoder()?;
+        let result = self.align_with(&mut decoder, samples_16k_mono, words);
+        self.give_back(decoder);
+        result
+    }
+
+    fn align_with(
+        &self,
+        decoder: &mut Decoder,
+        samples: &[f32],
+        words: &[&str],
+    ) -> Result<Vec<Span>> {
+        let mut dictionary_words: Vec<String> = Vec::new();
+        let mut tokens = Vec::with_capacity(words.len());
+        for token in words {
+            let first = dictionary_words.len();
+            for word in spoken_words(token) {
+                self.pronounce(decoder, &word)?;
+                dictionary_words.push(word);
+            }
+            tokens.push(Spoken {
+                words: first..dictionary_words.len(),
+            });
+        }
+        if dictionary_words.is_empty() {
+            return Err(Error::NothingToAlign);
+        }
+        let pad = (EDGE_PAD_S * f64::from(SAMPLE_RATE_HZ)) as usize;
+        let mut pcm = vec![0i16; samples.len() + 2 * pad];
+        for (out, &x) in pcm[pad..].iter_mut().zip(samples) {
+            *out = (x.clamp(-1.0, 1.0) * f32::from(i16::MAX)).round() as i16;
+        }
+        let segments = decoder.align(&pcm, &dictionary_words)?;
+
+        let duration_s = samples.len() as f64 / f64::from(SAMPLE_RATE_HZ);
+        let at = |frame: u32| (f64::from(frame) / FRAMES_PER_S - EDGE_PAD_S).clamp(0.0, duration_s);
+        let mut spans = Vec::with_capacity(tokens.len());
+        let mut previous_end_s = 0.0;
+        for token in &tokens {
+            let span = if token.words.is_empty() {
+                // Not spoken ("—", an emoji): the instant where the previous word ended.
+                Span {
+                    start_s: previous_end_s,
+                    end_s: previous_end_s,
+                }
+            } else {
+                let first = &segments[token.words.start];
+                let last = &segments[token.words.end - 1];
+                Span {
+                    start_s: at(first.start_frame).max(previous_end_s),
+                    end_s: at(last.end_frame),
+                }
+            };
+            previous_end_s = span.end_s.max(span.start_s);
+            spans.push(span);
+        }
+        Ok(spans)
+    }
+}

@@ -1,0 +1,264 @@
+//! A PocketSphinx decoder set up for forced alignment, behind a safe interface.
+
+use std::ffi::{CStr, CString, c_int};
+use std::path::Path;
+use std::ptr::NonNull;
+
+use crate::error::{Error, Result};
+use crate::sys;
+
+/// Frames per second of PocketSphinx's features (its `frate` default, which the en-us model uses).
+pub(crate) const FRAMES_PER_S: f64 = 100.0;
+
+/// One aligned dictionary word, in frames (`end_frame` exclusive).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Segment {
+    pub(crate) word: String,
+    pub(crate) start_frame: u32,
+    pub(crate) end_frame: u32,
+}
+
+/// One decoder: the acoustic model and the dictionary, loaded once, aligning one utterance at a
+/// time.
+#[derive(Debug)]
+pub(crate) struct Decoder {
+    ps: NonNull<sys::Decoder>,
+}
+
+// SAFETY: a decoder owns all of its state (no thread-local or global state is touched by
+// alignment apart from the random generator, which PocketSphinx keeps thread-local), and `&mut
+// self` on every call means one thread uses it at a time.
+unsafe impl Send for Decoder {}
+
+fn c_string(what: &str, value: &str) -> Result<CString> {
+    CString::new(value).map_err(|_| Error::Decoder {
+        detail: format!("{what} {value:?} holds a NUL byte"),
+    })
+}
+
+fn path_str(path: &Path) -> Result<&str> {
+    path.to_str().ok_or_else(|| Error::Model {
+        path: path.to_path_buf(),
+        detail: "path is not UTF-8".into(),
+    })
+}
+
+/// Settings of the search. Wide beams: with PocketSphinx's defaults some passages end in "final
+/// result does not match the grammar" and give no alignment at all.
+const BEAM: f64 = 1e-120;
+const PBEAM: f64 = 1e-120;
+const WBEAM: f64 = 1e-100;
+
+impl Decoder {
+    /// Loads the acoustic model folder `hmm` and the pronouncing dictionary `dict`.
+    pub(crate) fn open(hmm: &Path, dict: &Path) -> Result<Self> {
+        // PocketSphinx exits the process on some load failures; check the files first.
+        for path in [hmm.join("mdef"), hmm.join("means"), dict.to_path_buf()] {
+            if !path.is_file() {
+                return Err(Error::Model {
+                    path,
+                    detail: "missing; run scripts/setup-pocketsphinx (make setup does)".into(),
+                });
+            }
+        }
+        let hmm_c = c_string("model path", path_str(hmm)?)?;
+        let dict_c = c_string("dictionary path", path_str(dict)?)?;
+        // SAFETY: a NULL definition list selects the decoder's own arguments.
+        let config = unsafe { sys::ps_config_init(std::ptr::null()) };
+        if config.is_null() {
+            return Err(Error::Decoder {
+                detail: "cannot create a configuration".into(),
+            });
+        }
+        let set = || -> Result<()> {
+            let check = |ok: *const sys::AnyType, name: &str| {
+                if ok.is_null() {
+                    Err(Error::Decoder {
+                        detail: format!("cannot set {name}"),
+                    })
+                } else {
+                    Ok(())
+                }
+            };
+            // SAFETY: `config` is a live configuration; names and values are NUL-terminated
+            // strings that outlive the calls (the library copies them).
+            unsafe {
+                check(
+                    sys::ps_config_set_str(config, c"hmm".as_ptr(), hmm_c.as_ptr()),
+                    "hmm",
+                )?;
+                check(
+                    sys::ps_config_set_str(config, c"dict".as_ptr(), dict_c.as_ptr()),
+                    "dict",
+                )?;
+                check(
+                    sys::ps_config_set_str(config, c"loglevel".as_ptr(), c"FATAL".as_ptr()),
+                    "loglevel",
+                )?;
+                check(
+                    sys::ps_config_set_int(config, c"samprate".as_ptr(), 16_000),
+                    "samprate",
+                )?;
+                // With bestpath the last word swallows trailing silence and some utterances fail.
+                check(
+                    sys::ps_config_set_bool(config, c"bestpath".as_ptr(), 0),
+                    "bestpath",
+                )?;
+                check(
+                    sys::ps_config_set_float(config, c"beam".as_ptr(), BEAM),
+                    "beam",
+                )?;
+                check(
+                    sys::ps_config_set_float(config, c"pbeam".as_ptr(), PBEAM),
+                    "pbeam",
+                )?;
+                check(
+                    sys::ps_config_set_float(config, c"wbeam".as_ptr(), WBEAM),
+                    "wbeam",
+                )?;
+            }
+            Ok(())
+        };
+        let configured = set();
+        // SAFETY: `config` is live; ps_init takes its own reference to it.
+        let ps = configured.and_then(|()| {
+            NonNull::new(unsafe { sys::ps_init(config) }).ok_or_else(|| Error::Decoder {
+                detail: format!(
+                    "PocketSphinx could not load the model {} with {}",
+                    hmm.display(),
+                    dict.display()
+                ),
+            })
+        });
+        // SAFETY: our reference to the configuration is released exactly once.
+        unsafe { sys::ps_config_free(config) };
+        Ok(Self { ps: ps? })
+    }
+
+    /// Whether the dictionary has `word` (lower case, as the dictionary writes it).
+    pub(crate) fn has_word(&mut self, word: &str) -> bool {
+        let Ok(word_c) = CString::new(word) else {
+            return false;
+        };
+        // SAFETY: the decoder is live and the word NUL-terminated; the result is ours to free.
+        unsafe {
+            let phones = sys::ps_lookup_word(self.ps.as_ptr(), word_c.as_ptr());
+            if phones.is_null() {
+                false
+            } else {
+                sys::ckd_free(phones.cast());
+                true
+            }
+        }
+    }
+
+    /// Adds `word` with `phones` (space-separated, the model's phone set) to the dictionary.
+    pub(crate) fn add_word(&mut self, word: &str, phones: &str) -> Result<()> {
+        let word_c = c_string("word", word)?;
+        let phones_c = c_string("phones", phones)?;
+        // SAFETY: the decoder is live and both strings NUL-terminated (the library copies them).
+        let id =
+            unsafe { sys::ps_add_word(self.ps.as_ptr(), word_c.as_ptr(), phones_c.as_ptr(), 1) };
+        if id < 0 {
+            return Err(Error::Decoder {
+                detail: format!("cannot add {word:?} as /{phones}/"),
+            });
+        }
+        Ok(())
+    }
+
+    /// Aligns `words` (all in the dictionary) onto 16 kHz `samples`: one segment per word, in
+    /// order, silences and fillers left out.
+    pub(crate) fn align(&mut self, samples: &[i16], words: &[String]) -> Result<Vec<Segment>> {
+        let text = c_string("text", &words.join(" "))?;
+        let ps = self.ps.as_ptr();
+        let fail = |what: &str| Error::Decoder {
+            detail: format!("{what} failed"),
+        };
+        // SAFETY: the decoder is live; the text is NUL-terminated and copied by the library;
+        // `samples` is a valid slice for the length passed.
+        unsafe {
+            if sys::ps_set_align_text(ps, text.as_ptr()) < 0 {
+                return Err(fail("setting the text to align"));
+            }
+            if sys::ps_start_utt(ps) < 0 {
+                return Err(fail("starting an utterance"));
+            }
+            let processed = sys::ps_process_raw(ps, samples.as_ptr(), samples.len(), 0, 1);
+            let ended = sys::ps_end_utt(ps);
+            if processed < 0 || ended < 0 {
+                return Err(fail("decoding"));
+            }
+        }
+        let mut segments = Vec::with_capacity(words.len());
+        // SAFETY: the iterator belongs to the decoder's last utterance; it is advanced until it
+        // ends (ps_seg_next frees it then) or freed when left early. Word strings are copied
+        // before the iterator moves on.
+        unsafe {
+            let mut seg = sys::ps_seg_iter(ps);
+            while !seg.is_null() {
+                let name = sys::ps_seg_word(seg);
+                let (mut sf, mut ef): (c_int, c_int) = (0, 0);
+                sys::ps_seg_frames(seg, &mut sf, &mut ef);
+                if !name.is_null() {
+                    let name = CStr::from_ptr(name).to_string_lossy();
+                    if let Some(word) = dictionary_word(&name) {
+                        segments.push(Segment {
+                            word: word.to_owned(),
+                            start_frame: sf.max(0) as u32,
+                            end_frame: (ef.max(sf) + 1).max(0) as u32,
+                        });
+                    }
+                }
+                if segments.len() > words.len() {
+                    sys::ps_seg_free(seg);
+                    break;
+                }
+                seg = sys::ps_seg_next(seg);
+            }
+        }
+        let matches =
+            segments.len() == words.len() && segments.iter().zip(words).all(|(s, w)| s.word == *w);
+        if !matches {
+            return Err(Error::Decoder {
+                detail: format!(
+                    "the alignment has {} words where {} were asked for",
+                    segments.len(),
+                    words.len()
+                ),
+            });
+        }
+        Ok(segments)
+    }
+}
+
+/// The dictionary word of a segment: `None` for silences and fillers (`<sil>`, `[NOISE]`),
+/// alternative pronunciations (`word(2)`) reduced to the word.
+fn dictionary_word(name: &str) -> Option<&str> {
+    if name.starts_with('<') || name.starts_with('[') || name.starts_with('+') {
+        return None;
+    }
+    Some(name.split_once('(').map_or(name, |(word, _)| word))
+}
+
+impl Drop for Decoder {
+    fn drop(&mut self) {
+        // SAFETY: the decoder is released once, here.
+        unsafe { sys::ps_free(self.ps.as_ptr()) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fillers_and_silences_are_not_words() {
+        assert_eq!(dictionary_word("<sil>"), None);
+        assert_eq!(dictionary_word("</s>"), None);
+        assert_eq!(dictionary_word("[NOISE]"), None);
+        assert_eq!(dictionary_word("+UH+"), None);
+        assert_eq!(dictionary_word("read(2)"), Some("read"));
+        assert_eq!(dictionary_word("hello"), Some("hello"));
+    }
+}
