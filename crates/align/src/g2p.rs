@@ -383,8 +383,14 @@ fn parse_npy(bytes: &[u8]) -> Result<Array, String> {
 mod tests {
     use super::*;
 
-    /// Loads the real checkpoint, failing (not skipping) when the set-up has not run.
-    fn checkpoint() -> G2p {
+    /// The real checkpoint, loaded once for all tests; failing (not skipping) when the set-up
+    /// has not run.
+    fn checkpoint() -> &'static G2p {
+        static G2P: std::sync::OnceLock<G2p> = std::sync::OnceLock::new();
+        G2P.get_or_init(load_checkpoint)
+    }
+
+    fn load_checkpoint() -> G2p {
         let path = std::env::var_os("CAPTIONS_G2P")
             .map(PathBuf::from)
             .or_else(default_path)
@@ -507,7 +513,7 @@ mod tests {
     fn npy_headers() {
         let npy = |header: &str, data: &[u8]| {
             let mut header = header.to_owned();
-            while (10 + header.len() + 1) % 64 != 0 {
+            while !(10 + header.len() + 1).is_multiple_of(64) {
                 header.push(' ');
             }
             header.push('\n');

@@ -403,24 +403,25 @@ fn read_amount(body: &str, multiplier: Option<&str>, currency: char) -> Vec<Stri
     };
     let int_part = body.split('.').next().unwrap_or(body);
     let groups_ok = thousands(int_part).is_some() || !int_part.contains(',');
-    if let (Some((whole, fraction)), None, true) = (body.split_once('.'), multiplier, groups_ok) {
-        if fraction.len() == 2 && fraction.bytes().all(|b| b.is_ascii_digit()) {
-            let whole = if whole.is_empty() { "0" } else { whole };
-            let whole_value = integer_value(whole);
-            let fraction_value = integer_value(fraction).unwrap_or(0);
-            let mut words = Vec::new();
-            if whole_value != Some(0) || fraction_value == 0 {
-                words = read_numeral(whole, false);
-                words.push(if whole_value == Some(1) { one } else { many }.into());
-            }
-            if fraction_value > 0 {
-                words.extend(cardinal(fraction_value));
-                if whole_value == Some(0) {
-                    words.push(if fraction_value == 1 { cent } else { cents }.into());
-                }
-            }
-            return words;
+    if let (Some((whole, fraction)), None, true) = (body.split_once('.'), multiplier, groups_ok)
+        && fraction.len() == 2
+        && fraction.bytes().all(|b| b.is_ascii_digit())
+    {
+        let whole = if whole.is_empty() { "0" } else { whole };
+        let whole_value = integer_value(whole);
+        let fraction_value = integer_value(fraction).unwrap_or(0);
+        let mut words = Vec::new();
+        if whole_value != Some(0) || fraction_value == 0 {
+            words = read_numeral(whole, false);
+            words.push(if whole_value == Some(1) { one } else { many }.into());
         }
+        if fraction_value > 0 {
+            words.extend(cardinal(fraction_value));
+            if whole_value == Some(0) {
+                words.push(if fraction_value == 1 { cent } else { cents }.into());
+            }
+        }
+        return words;
     }
     let mut words = read_numeral(body, false);
     let singular = multiplier.is_none() && integer_value(body) == Some(1);
