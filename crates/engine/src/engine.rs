@@ -1,16 +1,17 @@
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use caption_core::{Catalog, Template, TemplateSummary, TranscriptResult, Word};
-use caption_jobs::{JobSpec, JobStore};
+use caption_core::{Catalog, JobStatus, Template, TemplateSummary, TranscriptResult, Word};
+use caption_jobs::{JobKind, JobRecord, JobSpec, JobStore};
 use caption_store::{GetOptions, ObjectKey, Storage};
 use caption_transcribe::{TranscribeOptions, Transcriber, WhisperTranscriber};
 use futures_util::StreamExt;
 use tokio::io::AsyncWriteExt;
 
-use crate::{Error, Result};
+use crate::{Error, Result, WebhookOptions};
 
 /// How an [`Engine`] runs.
 #[derive(Debug, Clone)]
@@ -33,6 +34,10 @@ pub struct EngineOptions {
     pub generate_slots: usize,
     /// x264 threads per burn; 0 lets x264 choose.
     pub encoder_threads: usize,
+    /// Signing and delivery of webhook events.
+    pub webhooks: WebhookOptions,
+    /// Webhook deliveries made at once by this process.
+    pub webhook_workers: usize,
 }
 
 impl Default for EngineOptions {
@@ -47,6 +52,8 @@ impl Default for EngineOptions {
             templates_dir: None,
             generate_slots: 2,
             encoder_threads: 0,
+            webhooks: WebhookOptions::default(),
+            webhook_workers: 2,
         }
     }
 }
@@ -58,6 +65,11 @@ pub(crate) struct Inner {
     pub(crate) jobs: Arc<dyn JobStore>,
     transcriber: OnceLock<Arc<dyn Transcriber>>,
     pub(crate) job_submitted: tokio::sync::Notify,
+    pub(crate) generate_submitted: tokio::sync::Notify,
+    pub(crate) webhook_submitted: tokio::sync::Notify,
+    /// Stop flags of the jobs this process is running, by job id: a cancel made here stops
+    /// its worker at once (one made in another process is seen at the next heartbeat).
+    pub(crate) running: Mutex<HashMap<String, Arc<AtomicBool>>>,
     pub(crate) generate_slots: Arc<tokio::sync::Semaphore>,
     /// Unique per process, so a restarted process can tell its predecessor's claims apart.
     pub(crate) instance: String,
@@ -104,6 +116,9 @@ impl Engine {
                 jobs,
                 transcriber: OnceLock::new(),
                 job_submitted: tokio::sync::Notify::new(),
+                generate_submitted: tokio::sync::Notify::new(),
+                webhook_submitted: tokio::sync::Notify::new(),
+                running: Mutex::new(HashMap::new()),
                 instance,
             }),
         })
@@ -204,6 +219,17 @@ impl Engine {
 
     /// Queues the transcription of a stored file; returns the job id. The file must exist.
     pub async fn submit_transcription(&self, input: &str, lang: &str) -> Result<String> {
+        self.submit_transcription_with(input, lang, None).await
+    }
+
+    /// [`Engine::submit_transcription`], announcing the job's end at `webhook_url` (a signed
+    /// event; the URL is checked first, see [`Engine::check_webhook_url`]).
+    pub async fn submit_transcription_with(
+        &self,
+        input: &str,
+        lang: &str,
+        webhook_url: Option<&str>,
+    ) -> Result<String> {
         let key = ObjectKey::parse(input).map_err(|e| Error::invalid("input", e.to_string()))?;
         self.check_language(lang)?;
         match self.inner.storage.head(&key).await {
@@ -215,30 +241,86 @@ impl Engine {
             }
             other => other?,
         };
+        if let Some(url) = webhook_url {
+            self.check_webhook_url(url).await?;
+        }
         let job = self
             .inner
             .jobs
-            .submit(JobSpec {
-                input: key.as_str().to_owned(),
-                lang: lang.to_owned(),
-            })
+            .submit(
+                JobSpec::transcribe(key.as_str(), lang)
+                    .with_webhook(webhook_url.map(str::to_owned)),
+            )
             .await?;
         self.inner.job_submitted.notify_one();
-        tracing::info!(job_id = %job.id, input, lang, "transcription queued");
+        tracing::info!(job_id = %job.id, input, lang, webhook = webhook_url.is_some(), "transcription queued");
         Ok(job.id)
     }
 
-    /// A job's status, and its words once completed.
-    pub async fn transcription(&self, job_id: &str) -> Result<TranscriptResult> {
+    /// A job of `kind`, or not found.
+    pub(crate) async fn job_of_kind(&self, job_id: &str, kind: JobKind) -> Result<JobRecord> {
         self.inner
             .jobs
             .get(job_id)
             .await?
-            .map(|job| job.result())
+            .filter(|job| job.spec.kind == kind)
             .ok_or_else(|| Error::NotFound {
                 what: "job",
                 id: job_id.to_owned(),
             })
+    }
+
+    /// A job's status, and its words once completed.
+    pub async fn transcription(&self, job_id: &str) -> Result<TranscriptResult> {
+        Ok(self.transcription_status(job_id).await?.result)
+    }
+
+    /// A job's status, its words once completed, and the input's length once known.
+    pub async fn transcription_status(&self, job_id: &str) -> Result<TranscriptionStatus> {
+        let job = self.job_of_kind(job_id, JobKind::Transcribe).await?;
+        Ok(TranscriptionStatus::of(&job))
+    }
+
+    /// Cancels a queued or running transcription: it fails with code `cancelled` and its
+    /// worker stops. A finished job is [`Error::Finished`].
+    pub async fn cancel_transcription(&self, job_id: &str) -> Result<TranscriptionStatus> {
+        self.job_of_kind(job_id, JobKind::Transcribe).await?;
+        let job = self.cancel_job(job_id).await?;
+        Ok(TranscriptionStatus::of(&job))
+    }
+
+    /// Cancels any job; see [`Engine::cancel_transcription`].
+    pub(crate) async fn cancel_job(&self, job_id: &str) -> Result<JobRecord> {
+        let job = self
+            .inner
+            .jobs
+            .cancel(job_id)
+            .await?
+            .ok_or_else(|| Error::NotFound {
+                what: "job",
+                id: job_id.to_owned(),
+            })?;
+        let cancelled = job.status == JobStatus::Failed
+            && job.error.as_ref().is_some_and(|e| e.code == "cancelled");
+        if !cancelled {
+            return Err(Error::Finished {
+                id: job_id.to_owned(),
+                status: job.status.as_str(),
+            });
+        }
+        let flag = self
+            .inner
+            .running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(job_id)
+            .cloned();
+        if let Some(flag) = flag {
+            flag.store(true, Ordering::Relaxed);
+        }
+        self.inner.webhook_submitted.notify_one();
+        tracing::info!(job_id, "job cancelled");
+        Ok(job)
     }
 
     /// Transcribes a local media file directly (no job), reporting progress in percent.
@@ -302,12 +384,14 @@ impl Engine {
         Ok(dir)
     }
 
-    /// Runs one claimed job's transcription: fetch, decode, transcribe.
+    /// Runs one claimed job's transcription: fetch, decode (the input's length then goes into
+    /// `duration_bits` as `f64` bits), transcribe.
     pub(crate) async fn transcribe_stored(
         &self,
         spec: &JobSpec,
         progress: Arc<AtomicU8>,
         cancel: Arc<AtomicBool>,
+        duration_bits: Arc<AtomicU64>,
     ) -> Result<Vec<Word>> {
         let key =
             ObjectKey::parse(&spec.input).map_err(|e| Error::invalid("input", e.to_string()))?;
@@ -321,12 +405,38 @@ impl Engine {
             .progress(move |p| progress.store(p, Ordering::Relaxed))
             .cancel(cancel);
         let words = tokio::task::spawn_blocking(move || {
-            transcribe_path(transcriber.as_ref(), &path, &options)
+            let samples = caption_media::decode_audio_16k_mono(&path)?;
+            #[allow(
+                clippy::cast_precision_loss,
+                reason = "a sample count far below 2^52 is exact in f64"
+            )]
+            let seconds = samples.len() as f64 / f64::from(caption_transcribe::SAMPLE_RATE_HZ);
+            duration_bits.store(seconds.to_bits(), Ordering::Relaxed);
+            Ok::<_, Error>(transcriber.transcribe(&samples, &options)?.words)
         })
         .await
         .map_err(|e| Error::Internal(format!("transcription task: {e}")))?;
         drop(scratch);
         words
+    }
+}
+
+/// A transcription job as a client sees it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct TranscriptionStatus {
+    /// Status, words once completed, progress, error once failed.
+    pub result: TranscriptResult,
+    /// Length of the input in seconds, once a worker has read it.
+    pub duration_s: Option<f64>,
+}
+
+impl TranscriptionStatus {
+    fn of(job: &JobRecord) -> Self {
+        Self {
+            result: job.result(),
+            duration_s: job.duration_s,
+        }
     }
 }
 

@@ -10,6 +10,9 @@ pub enum Error {
     Invalid(ValidationErrors),
     #[error("unknown {what} {id:?}")]
     NotFound { what: &'static str, id: String },
+    /// The job already ended (`COMPLETED` or `FAILED`); it cannot be cancelled.
+    #[error("job {id:?} already ended ({status})")]
+    Finished { id: String, status: &'static str },
     /// Too much work at once; try again later.
     #[error("{0}")]
     Busy(String),
@@ -47,6 +50,7 @@ impl Error {
         match self {
             Self::Invalid(_) => "invalid_request",
             Self::NotFound { .. } => "not_found",
+            Self::Finished { .. } => "already_finished",
             Self::Busy(_) => "busy",
             Self::Media(M::NoAudio { .. }) => "no_audio",
             Self::Media(M::NoVideo { .. }) => "no_video",

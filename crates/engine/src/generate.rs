@@ -2,13 +2,18 @@
 
 use std::collections::VecDeque;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
-use caption_core::{Config, GenerateRequest, GenerateResponse, ValidationErrors, Word};
+use caption_core::{
+    Config, GenerateRequest, GenerateResponse, JobError, JobStatus, ValidationErrors, Word,
+};
+use caption_jobs::{JobKind, JobRecord, JobSpec, now_ms};
 use caption_media::{BurnOptions, BurnReport, Overlay as FrameOverlay, OverlaySource};
 use caption_render::{CaptionRenderer, FrameSize, FrameState, SystemFonts};
 use caption_store::{ObjectKey, PutOptions};
 
+use crate::webhook::rfc3339;
 use crate::{Engine, Error, Result};
 
 /// Adapts the caption renderer to the video pipeline. Frames come in time order (a few at a
@@ -125,6 +130,16 @@ impl Engine {
     /// `POST /generate`: fetches the input, burns the captions, stores the result and returns
     /// a download link. At most `generate_slots` run at once; beyond that it is [`Error::Busy`].
     pub async fn generate(&self, request: GenerateRequest) -> Result<GenerateResponse> {
+        self.generate_with(request, None).await
+    }
+
+    /// [`Engine::generate`], announcing its end at `webhook_url` (a signed `generate.completed`
+    /// or `generate.failed` event) once the input was found.
+    pub async fn generate_with(
+        &self,
+        request: GenerateRequest,
+        webhook_url: Option<&str>,
+    ) -> Result<GenerateResponse> {
         let key =
             ObjectKey::parse(&request.input).map_err(|e| Error::invalid("input", e.to_string()))?;
         let config = self.resolve_config(&request)?;
@@ -136,23 +151,174 @@ impl Engine {
             .map_err(|_| {
                 Error::Busy("every generate slot is busy; retry in a few seconds".to_owned())
             })?;
-        match self.inner.storage.head(&key).await {
-            Err(caption_store::Error::NotFound { .. }) => {
-                return Err(Error::NotFound {
-                    what: "file",
-                    id: request.input.clone(),
-                });
-            }
-            other => other?,
+        self.check_input(&key, &request.input).await?;
+        if let Some(url) = webhook_url {
+            self.check_webhook_url(url).await?;
+        }
+        let out_key = ObjectKey::new_under("outputs", &output_name(key.file_name()));
+        let outcome = self
+            .burn_and_store(
+                &key,
+                &out_key,
+                request.words,
+                config,
+                BurnOptions::default(),
+            )
+            .await;
+        let outcome = match outcome {
+            Ok(()) => self
+                .inner
+                .storage
+                .download_url(&out_key)
+                .await
+                .map_err(Error::from),
+            Err(e) => Err(e),
         };
-        let scratch = self.fetch_to_scratch(&key).await?;
+        if let Some(url) = webhook_url {
+            let now = rfc3339(now_ms());
+            let event = match &outcome {
+                Ok(download_url) => serde_json::json!({
+                    "type": "generate.completed", "status": "COMPLETED",
+                    "download_url": download_url, "created_at": now,
+                }),
+                Err(e) => serde_json::json!({
+                    "type": "generate.failed", "status": "FAILED",
+                    "error": {"code": e.code(), "message": e.public_message()}, "created_at": now,
+                }),
+            };
+            if let Err(e) = self.queue_event(url, event).await {
+                tracing::error!(error = %e, "queueing a generate event failed");
+            }
+        }
+        Ok(GenerateResponse {
+            download_url: outcome?,
+        })
+    }
+
+    /// Starts a generate in the background: checks the request, queues a job and answers at
+    /// once with its id and the link the video will be at ([`Engine::generate_status`] tells
+    /// when it is there). Its end is announced at `webhook_url` when given.
+    pub async fn generate_async(
+        &self,
+        request: GenerateRequest,
+        webhook_url: Option<&str>,
+    ) -> Result<(String, String)> {
+        let key =
+            ObjectKey::parse(&request.input).map_err(|e| Error::invalid("input", e.to_string()))?;
+        self.resolve_config(&request)?;
+        self.check_input(&key, &request.input).await?;
+        if let Some(url) = webhook_url {
+            self.check_webhook_url(url).await?;
+        }
+        let out_key = ObjectKey::new_under("outputs", &output_name(key.file_name()));
+        let download_url = self.inner.storage.download_url(&out_key).await?;
+        let payload = serde_json::json!({
+            "request": serde_json::to_value(&request)
+                .map_err(|e| Error::Internal(format!("generate request: {e}")))?,
+            "output": out_key.as_str(),
+        });
+        let job = self
+            .inner
+            .jobs
+            .submit(JobSpec {
+                input: key.as_str().to_owned(),
+                kind: JobKind::Generate,
+                payload: Some(payload),
+                webhook_url: webhook_url.map(str::to_owned),
+                ..JobSpec::default()
+            })
+            .await?;
+        self.inner.generate_submitted.notify_one();
+        tracing::info!(job_id = %job.id, input = %key, output = %out_key, "generate queued");
+        Ok((job.id, download_url))
+    }
+
+    /// A background generate's status, progress, error and download link.
+    pub async fn generate_status(&self, job_id: &str) -> Result<GenerateStatus> {
+        let job = self.job_of_kind(job_id, JobKind::Generate).await?;
+        let download_url = self.output_link(&job).await?;
+        let completed = job.status == JobStatus::Completed;
+        Ok(GenerateStatus {
+            job_id: job.id,
+            status: job.status,
+            progress: if completed { 100 } else { job.progress },
+            error: if job.status == JobStatus::Failed {
+                job.error
+            } else {
+                None
+            },
+            download_url,
+        })
+    }
+
+    /// Cancels a queued or running background generate (see
+    /// [`Engine::cancel_transcription`]).
+    pub async fn cancel_generate(&self, job_id: &str) -> Result<GenerateStatus> {
+        self.job_of_kind(job_id, JobKind::Generate).await?;
+        self.cancel_job(job_id).await?;
+        self.generate_status(job_id).await
+    }
+
+    /// Runs a claimed background generate: the burn, then the output stored.
+    pub(crate) async fn generate_stored(
+        &self,
+        job: &JobRecord,
+        progress: Arc<AtomicU8>,
+        cancel: Arc<AtomicBool>,
+    ) -> Result<()> {
+        let payload = job.spec.payload.clone().unwrap_or_default();
+        let request: GenerateRequest =
+            serde_json::from_value(payload.get("request").cloned().unwrap_or_default())
+                .map_err(|e| Error::Internal(format!("generate job {}: request: {e}", job.id)))?;
+        let output = payload
+            .get("output")
+            .and_then(|o| o.as_str())
+            .and_then(|o| ObjectKey::parse(o).ok())
+            .ok_or_else(|| Error::Internal(format!("generate job {}: no output key", job.id)))?;
+        let key =
+            ObjectKey::parse(&request.input).map_err(|e| Error::invalid("input", e.to_string()))?;
+        let config = self.resolve_config(&request)?;
+        let mut options = BurnOptions::default();
+        options.progress = Some(Arc::new(move |fraction: f64| {
+            // 100 is kept for the stored file.
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "clamped to 0..=99 first"
+            )]
+            let percent = (fraction * 100.0).clamp(0.0, 99.0) as u8;
+            progress.fetch_max(percent, Ordering::Relaxed);
+        }));
+        options.cancel = Some(cancel);
+        self.burn_and_store(&key, &output, request.words, config, options)
+            .await
+    }
+
+    async fn check_input(&self, key: &ObjectKey, input: &str) -> Result<()> {
+        match self.inner.storage.head(key).await {
+            Err(caption_store::Error::NotFound { .. }) => Err(Error::NotFound {
+                what: "file",
+                id: input.to_owned(),
+            }),
+            other => other.map(|_| ()).map_err(Error::from),
+        }
+    }
+
+    /// Fetches `key`, burns `words` into it and stores the video at `out_key`.
+    async fn burn_and_store(
+        &self,
+        key: &ObjectKey,
+        out_key: &ObjectKey,
+        words: Vec<Word>,
+        config: Config,
+        mut options: BurnOptions,
+    ) -> Result<()> {
+        let scratch = self.fetch_to_scratch(key).await?;
         let input = scratch.path().join(key.file_name());
         let output = scratch.path().join(output_name(key.file_name()));
         let started = std::time::Instant::now();
         let report = {
             let (engine, input, output) = (self.clone(), input.clone(), output.clone());
-            let words = request.words;
-            let mut options = BurnOptions::default();
             options.encoder_threads = self.inner.options.encoder_threads;
             tokio::task::spawn_blocking(move || {
                 engine.burn_file(&input, &output, &words, &config, &options)
@@ -160,7 +326,6 @@ impl Engine {
             .await
             .map_err(|e| Error::Internal(format!("burn task: {e}")))??
         };
-        let out_key = ObjectKey::new_under("outputs", &output_name(key.file_name()));
         let file = tokio::fs::File::open(&output)
             .await
             .map_err(|source| Error::Io {
@@ -170,15 +335,28 @@ impl Engine {
         let body = Box::pin(tokio_util_stream(file));
         self.inner
             .storage
-            .put(&out_key, body, PutOptions::default())
+            .put(out_key, body, PutOptions::default())
             .await?;
-        let download_url = self.inner.storage.download_url(&out_key).await?;
         tracing::info!(
             input = %key, output = %out_key, frames = report.frames,
             elapsed_s = started.elapsed().as_secs_f64(), "generated"
         );
-        Ok(GenerateResponse { download_url })
+        Ok(())
     }
+}
+
+/// A background generate as a client sees it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct GenerateStatus {
+    pub job_id: String,
+    pub status: JobStatus,
+    /// 0–100.
+    pub progress: u8,
+    /// Present when `FAILED`.
+    pub error: Option<JobError>,
+    /// Where the video is (or will be) downloaded; a fresh link on every call.
+    pub download_url: String,
 }
 
 /// `clip.mov` → `clip-captioned.mp4`.

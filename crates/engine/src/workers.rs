@@ -1,16 +1,19 @@
+use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::time::Duration;
 
-use caption_jobs::{ClaimOptions, JobRecord};
+use caption_core::Word;
+use caption_jobs::{ClaimOptions, JobKind, JobRecord};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::{Engine, Error};
 
-/// The running transcription workers. [`WorkerPool::shutdown`] lets each finish or hand back
-/// its job; dropping the pool without it aborts them, and their jobs return to the queue when
-/// their leases run out (or at once on the next start of an embedded store).
+/// The running workers: transcriptions, background generates and webhook deliveries.
+/// [`WorkerPool::shutdown`] lets each finish or hand back its job; dropping the pool without it
+/// aborts them, and their jobs return to the queue when their leases run out (or at once on
+/// the next start of an embedded store).
 #[derive(Debug)]
 pub struct WorkerPool {
     stop: watch::Sender<bool>,
@@ -28,9 +31,24 @@ impl WorkerPool {
 /// How often an idle worker looks for jobs submitted through another process.
 const IDLE_POLL: Duration = Duration::from_millis(500);
 
+/// Longest gap between two heartbeats of a running job: a cancel made through another process
+/// is seen (the lease is gone) within this time.
+const MAX_HEARTBEAT: Duration = Duration::from_millis(500);
+
+/// What a job's run reports as it goes.
+struct Running {
+    progress: Arc<AtomicU8>,
+    cancel: Arc<AtomicBool>,
+    /// The input's length in seconds as `f64` bits; 0 while unknown.
+    duration_bits: Arc<AtomicU64>,
+}
+
 impl Engine {
-    /// Starts `options.workers` workers. With `release_previous`, jobs that a previous run of
-    /// this machine left `IN_PROGRESS` go back to the queue first (single-process stores).
+    /// Starts the workers: `options.workers` for transcriptions, `options.generate_slots` for
+    /// background generates (they share the slots with synchronous ones) and
+    /// `options.webhook_workers` for deliveries. With `release_previous`, jobs that a previous
+    /// run of this machine left `IN_PROGRESS` go back to the queue first (single-process
+    /// stores).
     pub async fn spawn_workers(&self, release_previous: bool) -> crate::Result<WorkerPool> {
         if release_previous {
             let released = self.inner.jobs.release_all("").await?;
@@ -43,58 +61,143 @@ impl Engine {
         }
         let (stop, stop_rx) = watch::channel(false);
         let mut tasks = JoinSet::new();
-        for n in 0..self.inner.options.workers.max(1) {
-            let engine = self.clone();
-            let worker = format!("{}/{n}", self.inner.instance);
-            let stop_rx = stop_rx.clone();
-            tasks.spawn(async move { engine.work(worker, stop_rx).await });
+        let options = &self.inner.options;
+        let pools = [
+            (JobKind::Transcribe, options.workers.max(1), "t"),
+            (JobKind::Generate, options.generate_slots.max(1), "g"),
+            (JobKind::Webhook, options.webhook_workers.max(1), "w"),
+        ];
+        for (kind, count, tag) in pools {
+            for n in 0..count {
+                let engine = self.clone();
+                let worker = format!("{}/{tag}{n}", self.inner.instance);
+                let stop_rx = stop_rx.clone();
+                tasks.spawn(async move { engine.work(kind, worker, stop_rx).await });
+            }
         }
         Ok(WorkerPool { stop, tasks })
     }
 
-    async fn work(&self, worker: String, mut stop: watch::Receiver<bool>) {
+    async fn work(&self, kind: JobKind, worker: String, mut stop: watch::Receiver<bool>) {
         let claim = ClaimOptions {
             worker: worker.clone(),
             lease: self.inner.options.lease,
             max_attempts: self.inner.options.max_attempts,
+            kind,
+        };
+        let submitted = match kind {
+            JobKind::Transcribe => &self.inner.job_submitted,
+            JobKind::Generate => &self.inner.generate_submitted,
+            JobKind::Webhook => &self.inner.webhook_submitted,
         };
         while !*stop.borrow() {
+            // A background generate burns in one of the generate slots, like a synchronous one.
+            let slot = if kind == JobKind::Generate {
+                let slots = Arc::clone(&self.inner.generate_slots);
+                tokio::select! {
+                    slot = slots.acquire_owned() => match slot {
+                        Ok(slot) => Some(slot),
+                        Err(_) => return,
+                    },
+                    _ = stop.changed() => continue,
+                }
+            } else {
+                None
+            };
             match self.inner.jobs.claim(&claim).await {
-                Ok(Some(job)) => self.run_job(job, &worker).await,
+                Ok(Some(job)) => {
+                    match kind {
+                        JobKind::Transcribe => self.run_transcription(job, &worker).await,
+                        JobKind::Generate => self.run_generate(job, &worker).await,
+                        JobKind::Webhook => self.run_delivery(job, &worker).await,
+                    }
+                    drop(slot);
+                }
                 Ok(None) => {
+                    drop(slot);
                     tokio::select! {
-                        () = self.inner.job_submitted.notified() => {}
+                        () = submitted.notified() => {}
                         () = tokio::time::sleep(IDLE_POLL) => {}
                         _ = stop.changed() => {}
                     }
                 }
                 Err(e) => {
-                    tracing::error!(error = %e, "claiming a job failed");
+                    drop(slot);
+                    tracing::error!(error = %e, ?kind, "claiming a job failed");
                     tokio::time::sleep(IDLE_POLL).await;
                 }
             }
         }
     }
 
-    async fn run_job(&self, job: JobRecord, worker: &str) {
+    async fn run_transcription(&self, job: JobRecord, worker: &str) {
         tracing::info!(job_id = %job.id, attempt = job.attempts, input = %job.spec.input, "transcription started");
+        let spec = job.spec.clone();
+        self.run_held(job, worker, |running| async move {
+            self.transcribe_stored(
+                &spec,
+                running.progress,
+                running.cancel,
+                running.duration_bits,
+            )
+            .await
+        })
+        .await;
+    }
+
+    async fn run_generate(&self, job: JobRecord, worker: &str) {
+        tracing::info!(job_id = %job.id, attempt = job.attempts, input = %job.spec.input, "generate started");
+        let held = job.clone();
+        self.run_held(job, worker, |running| async move {
+            self.generate_stored(&held, running.progress, running.cancel)
+                .await
+                .map(|()| Vec::new())
+        })
+        .await;
+    }
+
+    /// Runs `body` on a claimed job under heartbeats, then records its end: words on
+    /// success, the error otherwise, nothing when the job was cancelled or taken over.
+    async fn run_held<F, Fut>(&self, job: JobRecord, worker: &str, body: F)
+    where
+        F: FnOnce(Running) -> Fut,
+        Fut: Future<Output = crate::Result<Vec<Word>>>,
+    {
         let progress = Arc::new(AtomicU8::new(0));
         let cancel = Arc::new(AtomicBool::new(false));
+        let duration_bits = Arc::new(AtomicU64::new(0));
+        self.inner
+            .running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(job.id.clone(), Arc::clone(&cancel));
         let heartbeat = {
             let jobs = Arc::clone(&self.inner.jobs);
             let (id, worker) = (job.id.clone(), worker.to_owned());
-            let (progress, cancel) = (Arc::clone(&progress), Arc::clone(&cancel));
+            let (progress, cancel, duration_bits) = (
+                Arc::clone(&progress),
+                Arc::clone(&cancel),
+                Arc::clone(&duration_bits),
+            );
             let lease = self.inner.options.lease;
             tokio::spawn(async move {
+                let mut duration_sent = false;
                 loop {
-                    tokio::time::sleep(lease / 4).await;
+                    tokio::time::sleep((lease / 4).min(MAX_HEARTBEAT)).await;
+                    let bits = duration_bits.load(Ordering::Relaxed);
+                    if bits != 0 && !duration_sent {
+                        duration_sent = jobs
+                            .set_duration(&id, &worker, f64::from_bits(bits))
+                            .await
+                            .unwrap_or(false);
+                    }
                     match jobs
                         .heartbeat(&id, &worker, progress.load(Ordering::Relaxed), lease)
                         .await
                     {
                         Ok(true) => {}
                         Ok(false) => {
-                            tracing::warn!(job_id = %id, "lease lost; abandoning the job to its new holder");
+                            tracing::warn!(job_id = %id, "job cancelled or its lease lost; stopping");
                             cancel.store(true, Ordering::Relaxed);
                             return;
                         }
@@ -103,30 +206,48 @@ impl Engine {
                 }
             })
         };
-        let outcome = self
-            .transcribe_stored(&job.spec, progress, Arc::clone(&cancel))
-            .await;
+        let outcome = body(Running {
+            progress,
+            cancel: Arc::clone(&cancel),
+            duration_bits: Arc::clone(&duration_bits),
+        })
+        .await;
         heartbeat.abort();
+        self.inner
+            .running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&job.id);
         let jobs = &self.inner.jobs;
+        let bits = duration_bits.load(Ordering::Relaxed);
+        if bits != 0 {
+            let _ = jobs
+                .set_duration(&job.id, worker, f64::from_bits(bits))
+                .await;
+        }
         let recorded = match &outcome {
-            Ok(words) => jobs.complete(&job.id, worker, words.clone()).await,
-            Err(e) if cancel.load(Ordering::Relaxed) => {
-                tracing::info!(job_id = %job.id, error = %e, "job abandoned after losing its lease");
+            _ if cancel.load(Ordering::Relaxed) => {
+                tracing::info!(job_id = %job.id, "job stopped: cancelled, or taken over after losing its lease");
                 return;
             }
+            Ok(words) => jobs.complete(&job.id, worker, words.clone()).await,
             Err(e) => {
                 if e.code() == "internal" {
-                    tracing::error!(job_id = %job.id, error = %e, "transcription failed");
+                    tracing::error!(job_id = %job.id, error = %e, "job failed");
                 } else {
-                    tracing::info!(job_id = %job.id, error = %e, "transcription failed on its input");
+                    tracing::info!(job_id = %job.id, error = %e, "job failed on its input");
                 }
                 jobs.fail(&job.id, worker, e.to_job_error()).await
             }
         };
         match recorded {
-            Ok(true) => tracing::info!(job_id = %job.id, ok = outcome.is_ok(), "job finished"),
+            Ok(true) => {
+                tracing::info!(job_id = %job.id, ok = outcome.is_ok(), "job finished");
+                // Its delivery, if it has a webhook, is queued now.
+                self.inner.webhook_submitted.notify_one();
+            }
             Ok(false) => {
-                tracing::warn!(job_id = %job.id, "job was taken over before it finished; result dropped");
+                tracing::warn!(job_id = %job.id, "job was taken over or cancelled before it finished; result dropped");
             }
             Err(e) => {
                 tracing::error!(job_id = %job.id, error = %Error::from(e), "recording the job's end failed");
