@@ -2,6 +2,7 @@
 //! lives in the engine and in `caption-core`'s validators.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
 use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Request, State};
@@ -10,11 +11,13 @@ use axum::routing::{get, post};
 use axum::{Json, Router, middleware};
 use bytes::Bytes;
 use caption_core::{
-    CreateJobResponse, GenerateResponse, Template, TemplateSummary, TranscriptResult,
-    UploadDescriptor, ValidationErrors, parse_generate_request, parse_transcript_request,
+    CreateJobResponse, GenerateResponse, JobError, JobStatus, Template, TemplateSummary,
+    TranscriptResult, UploadDescriptor, ValidationErrors, parse_generate_request,
+    parse_transcript_request,
 };
-use caption_engine::Engine;
+use caption_engine::{Engine, GenerateStatus, TranscriptionStatus};
 use caption_store::LocalAuthority;
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::auth::{ApiKeys, require_api_key};
@@ -31,6 +34,7 @@ pub struct AppState {
     keys: ApiKeys,
     local: Option<LocalAuthority>,
     max_body_bytes: usize,
+    sync_generate_limit: Duration,
 }
 
 impl AppState {
@@ -41,7 +45,15 @@ impl AppState {
             keys,
             local: None,
             max_body_bytes: 64 * 1024 * 1024,
+            sync_generate_limit: Duration::from_secs(50),
         }
+    }
+
+    /// A synchronous generate running longer than this still completes, but is logged as one
+    /// that should have been `"async": true`. Default 50 s.
+    pub fn with_sync_generate_limit(mut self, limit: Duration) -> Self {
+        self.sync_generate_limit = limit;
+        self
     }
 
     /// Also serves local storage's upload and download routes, signed by `authority`
@@ -68,8 +80,15 @@ impl AppState {
 pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/v1/transcript", post(create_transcript))
-        .route("/v1/transcript/{jobId}", get(get_transcript))
+        .route(
+            "/v1/transcript/{jobId}",
+            get(get_transcript).delete(cancel_transcript),
+        )
         .route("/v1/generate", post(generate))
+        .route(
+            "/v1/generate/{jobId}",
+            get(get_generate).delete(cancel_generate),
+        )
         .route("/v1/templates", get(list_templates))
         .route("/v1/templates/{templateId}", get(get_template))
         .route("/v1/signedUrl", get(signed_url))
@@ -195,11 +214,54 @@ pub(crate) async fn create_transcript(
     JsonBody(body): JsonBody,
 ) -> Result<Json<CreateJobResponse>, ApiError> {
     let request = parse_transcript_request(&body).map_err(|e| ApiError::invalid(&e))?;
+    let webhook_url = webhook_url(&body)?;
     let job_id = state
         .engine
-        .submit_transcription(&request.input, &request.lang)
+        .submit_transcription_with(&request.input, &request.lang, webhook_url.as_deref())
         .await?;
     Ok(Json(CreateJobResponse { job_id }))
+}
+
+/// `webhook_url` of a request body: absent, null or a non-empty string.
+fn webhook_url(body: &Value) -> Result<Option<String>, ApiError> {
+    match body.get("webhook_url") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(url)) if !url.is_empty() => Ok(Some(url.clone())),
+        Some(_) => Err(ApiError::invalid(&ValidationErrors::one(
+            "webhook_url",
+            "must be an http or https URL",
+        ))),
+    }
+}
+
+/// `async` of a generate body: absent, null or a boolean.
+fn async_flag(body: &Value) -> Result<bool, ApiError> {
+    match body.get("async") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(flag)) => Ok(*flag),
+        Some(_) => Err(ApiError::invalid(&ValidationErrors::one(
+            "async",
+            "must be true or false",
+        ))),
+    }
+}
+
+/// A transcription job on the wire: the interface's fields plus `duration_s`.
+#[derive(Serialize)]
+pub(crate) struct TranscriptView {
+    #[serde(flatten)]
+    result: TranscriptResult,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    duration_s: Option<f64>,
+}
+
+impl From<TranscriptionStatus> for TranscriptView {
+    fn from(status: TranscriptionStatus) -> Self {
+        Self {
+            result: status.result,
+            duration_s: status.duration_s,
+        }
+    }
 }
 
 #[utoipa::path(
@@ -217,16 +279,56 @@ pub(crate) async fn create_transcript(
 pub(crate) async fn get_transcript(
     State(state): State<AppState>,
     PathParam(job_id): PathParam<String>,
-) -> Result<Json<TranscriptResult>, ApiError> {
-    Ok(Json(state.engine.transcription(&job_id).await?))
+) -> Result<Json<TranscriptView>, ApiError> {
+    Ok(Json(
+        state.engine.transcription_status(&job_id).await?.into(),
+    ))
+}
+
+#[utoipa::path(
+    delete, path = "/v1/transcript/{jobId}", tag = "captions",
+    summary = "Cancel a queued or running transcription",
+    description = "The job fails at once with error code `cancelled` and its worker stops \
+        within about a second. Its webhook, if it has one, gets a `transcript.failed` event.",
+    params(("jobId" = String, Path, description = "The job_id from POST /transcript")),
+    responses(
+        (status = 200, description = "The job, now FAILED with code `cancelled`", body = openapi::TranscriptResultSchema),
+        (status = 400, description = "Malformed path", body = openapi::ErrorBodySchema),
+        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
+        (status = 404, description = "No such job", body = openapi::ErrorBodySchema),
+        (status = 409, description = "The job already ended (code `already_finished`)", body = openapi::ErrorBodySchema),
+    ),
+    security(("api_key" = []))
+)]
+pub(crate) async fn cancel_transcript(
+    State(state): State<AppState>,
+    PathParam(job_id): PathParam<String>,
+) -> Result<Json<TranscriptView>, ApiError> {
+    Ok(Json(
+        state.engine.cancel_transcription(&job_id).await?.into(),
+    ))
+}
+
+/// `POST /generate`'s answer: the link, and the job id of an async request.
+#[derive(Serialize)]
+pub(crate) struct GenerateAnswer {
+    download_url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    job_id: Option<String>,
 }
 
 #[utoipa::path(
     post, path = "/v1/generate", tag = "captions",
     summary = "Burn captions into an uploaded video; returns a download link",
+    description = "Synchronous by default: the answer comes when the video is stored. A \
+        synchronous request that takes longer than the service's limit (`sync_generate_limit_s`, \
+        default 50 s) still completes, but proxies and load balancers often cut connections \
+        after 60 s: for long inputs send `\"async\": true`, which answers at once with the \
+        link and a `job_id` to follow at GET /v1/generate/{jobId} (the link answers 404 until \
+        the file exists), and/or a `webhook_url` to be told when it ends.",
     request_body = openapi::GenerateRequestSchema,
     responses(
-        (status = 200, description = "The captioned video is stored", body = openapi::GenerateResponseSchema),
+        (status = 200, description = "The captioned video is stored (or, with async, queued)", body = openapi::GenerateResponseSchema),
         (status = 400, description = "Malformed JSON", body = openapi::ErrorBodySchema),
         (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
         (status = 404, description = "No such file or template", body = openapi::ErrorBodySchema),
@@ -240,9 +342,108 @@ pub(crate) async fn get_transcript(
 pub(crate) async fn generate(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
-) -> Result<Json<GenerateResponse>, ApiError> {
+) -> Result<Json<GenerateAnswer>, ApiError> {
     let request = parse_generate_request(&body).map_err(|e| ApiError::invalid(&e))?;
-    Ok(Json(state.engine.generate(request).await?))
+    let webhook_url = webhook_url(&body)?;
+    if async_flag(&body)? {
+        let (job_id, download_url) = state
+            .engine
+            .generate_async(request, webhook_url.as_deref())
+            .await?;
+        return Ok(Json(GenerateAnswer {
+            download_url,
+            job_id: Some(job_id),
+        }));
+    }
+    let input = request.input.clone();
+    let started = tokio::time::Instant::now();
+    let burn = state.engine.generate_with(request, webhook_url.as_deref());
+    tokio::pin!(burn);
+    let limit = state.sync_generate_limit;
+    let GenerateResponse { download_url } = tokio::select! {
+        done = &mut burn => done?,
+        () = tokio::time::sleep(limit) => {
+            tracing::warn!(
+                input, limit_s = limit.as_secs(),
+                "a synchronous generate outlives the limit; it goes on, but long inputs should use \"async\": true"
+            );
+            burn.await?
+        }
+    };
+    tracing::debug!(
+        input,
+        elapsed_s = started.elapsed().as_secs_f64(),
+        "synchronous generate done"
+    );
+    Ok(Json(GenerateAnswer {
+        download_url,
+        job_id: None,
+    }))
+}
+
+/// A background generate on the wire.
+#[derive(Serialize)]
+pub(crate) struct GenerateJobView {
+    job_id: String,
+    status: JobStatus,
+    progress: u8,
+    download_url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<JobError>,
+}
+
+impl From<GenerateStatus> for GenerateJobView {
+    fn from(status: GenerateStatus) -> Self {
+        Self {
+            job_id: status.job_id,
+            status: status.status,
+            progress: status.progress,
+            download_url: status.download_url,
+            error: status.error,
+        }
+    }
+}
+
+#[utoipa::path(
+    get, path = "/v1/generate/{jobId}", tag = "captions",
+    summary = "A background generate's status and progress",
+    params(("jobId" = String, Path, description = "The job_id from POST /generate with \"async\": true")),
+    responses(
+        (status = 200, description = "The job", body = openapi::GenerateJobSchema),
+        (status = 400, description = "Malformed path", body = openapi::ErrorBodySchema),
+        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
+        (status = 404, description = "No such job", body = openapi::ErrorBodySchema),
+        (status = 503, description = "Storage unavailable", body = openapi::ErrorBodySchema),
+    ),
+    security(("api_key" = []))
+)]
+pub(crate) async fn get_generate(
+    State(state): State<AppState>,
+    PathParam(job_id): PathParam<String>,
+) -> Result<Json<GenerateJobView>, ApiError> {
+    Ok(Json(state.engine.generate_status(&job_id).await?.into()))
+}
+
+#[utoipa::path(
+    delete, path = "/v1/generate/{jobId}", tag = "captions",
+    summary = "Cancel a queued or running background generate",
+    description = "The job fails at once with error code `cancelled` and its burn stops.",
+    params(("jobId" = String, Path, description = "The job_id from POST /generate with \"async\": true")),
+    responses(
+        (status = 200, description = "The job, now FAILED with code `cancelled`", body = openapi::GenerateJobSchema),
+        (status = 400, description = "Malformed path", body = openapi::ErrorBodySchema),
+        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
+        (status = 404, description = "No such job", body = openapi::ErrorBodySchema),
+        (status = 409, description = "The job already ended (code `already_finished`)", body = openapi::ErrorBodySchema),
+        (status = 503, description = "Storage unavailable", body = openapi::ErrorBodySchema),
+    ),
+    security(("api_key" = []))
+)]
+pub(crate) async fn cancel_generate(
+    State(state): State<AppState>,
+    PathParam(job_id): PathParam<String>,
+) -> Result<Json<GenerateJobView>, ApiError> {
+    Ok(Json(state.engine.cancel_generate(&job_id).await?.into()))
 }
 
 #[utoipa::path(

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use caption_engine::EngineOptions;
+use caption_engine::{EngineOptions, WebhookOptions};
 use caption_store::{LinkOptions, StorageConfig, StorageOptions};
 use serde::Deserialize;
 
@@ -112,6 +112,23 @@ pub struct ServiceConfig {
     /// The bucket when `storage = "s3"` (`CAPTIONS_S3_ENDPOINT`, `_BUCKET`, `_REGION`,
     /// `_ACCESS_KEY`, `_SECRET_KEY`).
     pub s3: S3Config,
+    /// Key of the webhook signatures (`CAPTIONS_WEBHOOK_SECRET`). Unset: a random one is made
+    /// on first start and kept in `data_dir/webhook-secret` (every process of a scaled-out
+    /// service needs the same one, so set it there).
+    pub webhook_secret: Option<String>,
+    /// Deliver webhooks to loopback, private, link-local and metadata addresses too
+    /// (`CAPTIONS_WEBHOOK_ALLOW_PRIVATE`); for tests and private deployments.
+    pub webhook_allow_private: bool,
+    /// Wait before the first webhook retry, milliseconds; each retry doubles it, up to an hour
+    /// (`CAPTIONS_WEBHOOK_RETRY_BASE_MS`).
+    pub webhook_retry_base_ms: u64,
+    /// How long an event is retried before it is given up, seconds
+    /// (`CAPTIONS_WEBHOOK_RETRY_FOR_S`; default a day).
+    pub webhook_retry_for_s: u64,
+    /// A synchronous `POST /generate` running longer than this many seconds still completes,
+    /// but is logged as one that should have been `"async": true` (proxies often cut
+    /// connections at 60 s) (`CAPTIONS_SYNC_GENERATE_LIMIT_S`).
+    pub sync_generate_limit_s: u64,
 }
 
 impl fmt::Debug for ServiceConfig {
@@ -128,9 +145,17 @@ impl fmt::Debug for ServiceConfig {
             .field("generate_slots", &self.generate_slots)
             .field("storage", &self.storage)
             .field("s3", &self.s3)
+            .field(
+                "webhook_secret",
+                &self.webhook_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field("webhook_allow_private", &self.webhook_allow_private)
             .finish_non_exhaustive()
     }
 }
+
+/// Name of the signing secret made in the data folder when none is configured.
+const WEBHOOK_SECRET_FILE: &str = "webhook-secret";
 
 /// Defaults chosen for one machine; JSON bodies of 64 MiB hold the 200 000 words the
 /// validator allows with room to spare.
@@ -161,6 +186,12 @@ impl Default for ServiceConfig {
             download_ttl_s: links.download_ttl.as_secs(),
             storage: StorageKind::Local,
             s3: S3Config::default(),
+            webhook_secret: None,
+            webhook_allow_private: engine.webhooks.allow_private,
+            webhook_retry_base_ms: u64::try_from(engine.webhooks.retry_base.as_millis())
+                .unwrap_or(u64::MAX),
+            webhook_retry_for_s: engine.webhooks.retry_for.as_secs(),
+            sync_generate_limit_s: 50,
         }
     }
 }
@@ -243,6 +274,13 @@ impl ServiceConfig {
         set!(self.max_upload_bytes, "CAPTIONS_MAX_UPLOAD_BYTES");
         set!(self.upload_ttl_s, "CAPTIONS_UPLOAD_TTL_S");
         set!(self.download_ttl_s, "CAPTIONS_DOWNLOAD_TTL_S");
+        if let Some(v) = get("CAPTIONS_WEBHOOK_SECRET") {
+            self.webhook_secret = Some(v);
+        }
+        set!(self.webhook_allow_private, "CAPTIONS_WEBHOOK_ALLOW_PRIVATE");
+        set!(self.webhook_retry_base_ms, "CAPTIONS_WEBHOOK_RETRY_BASE_MS");
+        set!(self.webhook_retry_for_s, "CAPTIONS_WEBHOOK_RETRY_FOR_S");
+        set!(self.sync_generate_limit_s, "CAPTIONS_SYNC_GENERATE_LIMIT_S");
         if let Some(v) = get("CAPTIONS_STORAGE") {
             self.storage = match v.trim().to_ascii_lowercase().as_str() {
                 "local" => StorageKind::Local,
@@ -312,6 +350,58 @@ impl ServiceConfig {
         Ok(keys)
     }
 
+    /// The webhook signing key: `webhook_secret`, else the one kept in
+    /// `data_dir/webhook-secret` (made from 32 random bytes, mode 0600, on first use).
+    pub fn resolve_webhook_secret(&self) -> Result<String> {
+        if let Some(secret) = self.webhook_secret.as_ref().filter(|s| !s.is_empty()) {
+            return Ok(secret.clone());
+        }
+        let path = self.data_dir.join(WEBHOOK_SECRET_FILE);
+        if let Ok(text) = std::fs::read_to_string(&path)
+            && let Some(secret) = text.lines().map(str::trim).find(|l| !l.is_empty())
+        {
+            return Ok(secret.to_owned());
+        }
+        std::fs::create_dir_all(&self.data_dir).map_err(|source| Error::Io {
+            context: format!("creating the data folder {}", self.data_dir.display()),
+            source,
+        })?;
+        let mut bytes = [0_u8; 32];
+        getrandom::fill(&mut bytes)
+            .map_err(|e| Error::Config(format!("no randomness for a webhook secret: {e}")))?;
+        let secret: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            options.mode(0o600);
+        }
+        let written = options.open(&path).and_then(|mut file| {
+            use std::io::Write as _;
+            writeln!(file, "{secret}")
+        });
+        match written {
+            Ok(()) => {
+                tracing::info!(path = %path.display(), "made a webhook signing secret");
+                Ok(secret)
+            }
+            // Another process made it first: use theirs.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                std::fs::read_to_string(&path)
+                    .map(|t| t.trim().to_owned())
+                    .map_err(|source| Error::Io {
+                        context: format!("reading {}", path.display()),
+                        source,
+                    })
+            }
+            Err(source) => Err(Error::Io {
+                context: format!("writing {}", path.display()),
+                source,
+            }),
+        }
+    }
+
     pub(crate) fn engine_options(&self) -> EngineOptions {
         EngineOptions {
             data_dir: self.data_dir.clone(),
@@ -323,6 +413,14 @@ impl ServiceConfig {
             generate_slots: self.generate_slots,
             encoder_threads: self.encoder_threads,
             lease: Duration::from_secs(self.lease_s.max(1)),
+            webhooks: WebhookOptions {
+                secret: Vec::new(),
+                allow_private: self.webhook_allow_private,
+                retry_base: Duration::from_millis(self.webhook_retry_base_ms.max(1)),
+                retry_for: Duration::from_secs(self.webhook_retry_for_s),
+                ..WebhookOptions::default()
+            },
+            ..EngineOptions::default()
         }
     }
 

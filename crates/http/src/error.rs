@@ -143,6 +143,7 @@ impl From<caption_engine::Error> for ApiError {
         let status = match &error {
             E::Invalid(errors) => return Self::invalid(errors),
             E::NotFound { .. } => StatusCode::NOT_FOUND,
+            E::Finished { .. } => StatusCode::CONFLICT,
             E::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
             // The object store is unreachable or failing: the request may work later.
             E::Storage(caption_store::Error::Backend { .. }) => {

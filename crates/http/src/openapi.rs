@@ -382,6 +382,16 @@ pub(crate) struct TranscriptRequestSchema {
     /// ISO 639-1 code or `auto` (the default).
     #[schema(pattern = "^(auto|[a-z]{2})$")]
     lang: Option<String>,
+    /// Extension: where to POST a signed `transcript.completed` or `transcript.failed` event
+    /// when the job ends (see the document's description). Loopback, private, link-local and
+    /// metadata addresses are refused (422) unless the service allows them.
+    #[schema(
+        nullable = false,
+        min_length = 1,
+        max_length = 2048,
+        pattern = "^https?://"
+    )]
+    webhook_url: Option<String>,
 }
 
 /// Response of `POST /transcript`.
@@ -420,7 +430,26 @@ pub(crate) struct TranscriptResultSchema {
     /// Extension: percent done.
     #[schema(nullable = false, minimum = 0, maximum = 100)]
     progress: Option<u8>,
-    /// Extension: present on `FAILED`.
+    /// Extension: present on `FAILED`; code `cancelled` after DELETE.
+    #[schema(nullable = false)]
+    error: Option<JobErrorSchema>,
+    /// Extension: length of the input in seconds, once a worker has read it.
+    #[schema(nullable = false, minimum = 0)]
+    duration_s: Option<f64>,
+}
+
+/// A background generate (`POST /generate` with `"async": true`).
+#[derive(Serialize, ToSchema)]
+#[schema(as = GenerateJob)]
+pub(crate) struct GenerateJobSchema {
+    job_id: String,
+    status: JobStatusSchema,
+    /// Percent done; 100 once the video is stored.
+    #[schema(minimum = 0, maximum = 100)]
+    progress: u8,
+    /// Where the video is downloaded; answers 404 until the job is `COMPLETED`.
+    download_url: String,
+    /// Present on `FAILED`; code `cancelled` after DELETE.
     #[schema(nullable = false)]
     error: Option<JobErrorSchema>,
 }
@@ -443,13 +472,32 @@ pub(crate) struct GenerateRequestSchema {
     #[serde(rename = "templateId")]
     #[schema(min_length = 1, max_length = 100)]
     template_id: Option<String>,
+    /// Extension: answer at once with `download_url` and a `job_id` (follow it at
+    /// `GET /generate/{jobId}`) instead of when the video is stored. The way for long inputs.
+    #[serde(rename = "async")]
+    #[schema(nullable = false)]
+    run_async: Option<bool>,
+    /// Extension: where to POST a signed `generate.completed` or `generate.failed` event when
+    /// the video is stored or the burn fails. Loopback, private, link-local and metadata
+    /// addresses are refused (422) unless the service allows them.
+    #[schema(
+        nullable = false,
+        min_length = 1,
+        max_length = 2048,
+        pattern = "^https?://"
+    )]
+    webhook_url: Option<String>,
 }
 
 /// Response of `POST /generate`.
 #[derive(Serialize, ToSchema)]
 #[schema(as = GenerateResponse)]
 pub(crate) struct GenerateResponseSchema {
+    /// Where the captioned video is downloaded (with `async`, it answers 404 until stored).
     download_url: String,
+    /// Extension: with `"async": true`, the job to follow at `GET /generate/{jobId}`.
+    #[schema(nullable = false)]
+    job_id: Option<String>,
 }
 
 /// Response of `GET /signedUrl`: POST `fields` then the file (last) as multipart/form-data
@@ -476,7 +524,8 @@ pub(crate) struct FieldProblemSchema {
 #[schema(as = ErrorDetail)]
 pub(crate) struct ErrorDetailSchema {
     /// Stable snake_case code: `unauthorized`, `malformed_json`, `invalid_request`,
-    /// `not_found`, `too_large`, `busy`, `no_audio`, `unreadable_input`, `internal`, ...
+    /// `not_found`, `too_large`, `busy`, `no_audio`, `unreadable_input`, `already_finished`,
+    /// `internal`, ...
     code: String,
     message: String,
     /// Every problem of a 422.
@@ -511,12 +560,23 @@ impl Modify for ApiKeyScheme {
         version = "1.0.0",
         description = "Transcribes speech into timed words and burns animated word-by-word \
             captions into videos. Every /v1 endpoint except this document needs an x-api-key \
-            header. Errors are {\"error\": {\"code\", \"message\"}}."
+            header. Errors are {\"error\": {\"code\", \"message\"}}.\n\n\
+            Webhooks: POST /transcript and POST /generate take an optional `webhook_url`. When \
+            the work ends, the service POSTs a JSON event `{\"id\", \"type\", \"job_id\", \
+            \"status\", \"download_url\"?, \"error\"?, \"created_at\"}` (type \
+            `transcript.completed`, `transcript.failed`, `generate.completed` or \
+            `generate.failed`) with the header `x-captions-signature: t=<unix seconds>,v1=<hex \
+            HMAC-SHA256 of \"<t>.<raw body>\" keyed by the service's webhook secret>`. Any 2xx \
+            answer accepts it; otherwise it is retried with exponential backoff for a day. \
+            Delivery is at least once: deduplicate on `id`."
     ),
     paths(
         crate::api::create_transcript,
         crate::api::get_transcript,
+        crate::api::cancel_transcript,
         crate::api::generate,
+        crate::api::get_generate,
+        crate::api::cancel_generate,
         crate::api::list_templates,
         crate::api::get_template,
         crate::api::signed_url,

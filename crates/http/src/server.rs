@@ -3,6 +3,7 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use caption_engine::Engine;
 use caption_jobs::{EmbeddedJobStore, JobStore, PostgresJobStore};
@@ -60,8 +61,12 @@ impl Server {
             None => Arc::new(EmbeddedJobStore::open(config.data_dir.join("jobs.redb"))?),
         };
         let shared_jobs = config.database_url.is_some();
-        let engine = Engine::new(config.engine_options(), opened.storage, jobs)?;
-        let mut state = AppState::new(engine, keys).with_max_body_bytes(config.max_body_bytes);
+        let mut options = config.engine_options();
+        options.webhooks.secret = config.resolve_webhook_secret()?.into_bytes();
+        let engine = Engine::new(options, opened.storage, jobs)?;
+        let mut state = AppState::new(engine, keys)
+            .with_max_body_bytes(config.max_body_bytes)
+            .with_sync_generate_limit(Duration::from_secs(config.sync_generate_limit_s));
         if let Some(authority) = opened.local {
             state = state.with_local_storage(authority);
         }

@@ -1,7 +1,8 @@
 //! The two routes local storage needs: the browser upload target of upload descriptors
 //! (`POST /v1/storage/upload`, SigV4 POST policy checked as S3 checks it) and signed
 //! downloads (`GET /v1/storage/files/{key}?expires=&sig=`). Both answer S3-style XML errors,
-//! because their clients are the same as S3's.
+//! because their clients are the same as S3's, except a correctly signed download of a file
+//! that does not exist yet (a background generate's output): a JSON 404 like the API's.
 
 use std::sync::Arc;
 
@@ -224,6 +225,17 @@ async fn serve_file(
                 response.headers_mut().insert(header::CONTENT_RANGE, value);
             }
             return Ok(response);
+        }
+        // A background generate's link is handed out before its file exists: until then the
+        // link answers a JSON 404 the client can tell from a bad link.
+        Err(StoreError::NotFound { .. }) => {
+            return Ok(crate::ApiError::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "no file at this link yet: a background generate stores it when it completes \
+                 (see GET /v1/generate/{jobId})",
+            )
+            .into_response());
         }
         Err(error) => return Err(store_error(&error)),
     };

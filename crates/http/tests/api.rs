@@ -393,6 +393,7 @@ async fn transcript_jobs_are_created_and_read() {
         worker: "test-worker".into(),
         lease: std::time::Duration::from_secs(60),
         max_attempts: 3,
+        kind: caption_jobs::JobKind::Transcribe,
     };
     let job = h.jobs.claim(&claim).await.unwrap().unwrap();
     assert_eq!(job.id, job_id);

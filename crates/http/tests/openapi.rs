@@ -192,6 +192,27 @@ fn job_upload_and_error_shapes_fit() {
         })
         .unwrap(),
     );
+    // The extensions of this service: what the routes serialise around the core types.
+    doc.assert_fits(
+        "TranscriptResult",
+        &json!({"status": "COMPLETED", "words": [], "progress": 100, "duration_s": 11.0}),
+    );
+    doc.assert_fits(
+        "TranscriptResult",
+        &json!({"status": "FAILED", "words": null, "progress": 40, "duration_s": 132.0,
+                "error": {"code": "cancelled", "message": "the job was cancelled by a client"}}),
+    );
+    doc.assert_fits(
+        "GenerateResponse",
+        &json!({"download_url": "http://x/v1/storage/files/outputs/a.mp4", "job_id": "j"}),
+    );
+    for job in [
+        json!({"job_id": "j", "status": "IN_PROGRESS", "progress": 42, "download_url": "http://x"}),
+        json!({"job_id": "j", "status": "FAILED", "progress": 0, "download_url": "http://x",
+               "error": {"code": "no_video", "message": "the input has no video stream"}}),
+    ] {
+        doc.assert_fits("GenerateJob", &job);
+    }
     let fields: BTreeMap<String, String> = [
         "key",
         "bucket",
@@ -232,7 +253,16 @@ fn full_requests_fit_the_request_schemas() {
         config: patch,
         template_id: Some("karaoke".into()),
     };
-    doc.assert_fits("GenerateRequest", &serde_json::to_value(request).unwrap());
+    let mut request = serde_json::to_value(request).unwrap();
+    doc.assert_fits("GenerateRequest", &request);
+    request["async"] = json!(true);
+    request["webhook_url"] = json!("https://hooks.example.com/captions");
+    doc.assert_fits("GenerateRequest", &request);
+    doc.assert_fits(
+        "TranscriptRequest",
+        &json!({"input": "uploads/x/a.mp4", "lang": "en",
+                "webhook_url": "https://hooks.example.com/captions"}),
+    );
     doc.assert_fits(
         "TranscriptRequest",
         &serde_json::to_value(TranscriptRequest {
