@@ -17,7 +17,7 @@ const EDGE_PAD_S: f64 = 0.25;
 
 /// Name of the folder, inside the models folder, that `scripts/setup-pocketsphinx` fills.
 const MODEL_FOLDER: &str = "pocketsphinx-en-us";
-/// File name of the grapheme-to-phoneme weights that `scripts/setup-g2p` installs.
+/// File name of the grapheme-to-phoneme weights that `scripts/setup-wheel-models` installs.
 const G2P_FILE: &str = "g2p-en-checkpoint20.npz";
 
 /// Where the aligner's model files are.

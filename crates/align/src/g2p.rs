@@ -1,7 +1,7 @@
 //! Grapheme-to-phoneme conversion for words the CMU dictionary lacks.
 //!
 //! This runs the network of the PyPI package `g2p-en` 2.1.0 (Kyubyong Park and Jongseok Kim,
-//! Apache-2.0) on its released weights, `checkpoint20.npz`, which `scripts/setup-g2p` installs.
+//! Apache-2.0) on its released weights, `checkpoint20.npz`, which `scripts/setup-wheel-models` installs.
 //! The network is a one-layer GRU encoder over the letters of a word followed by `</s>`, whose
 //! last hidden state starts a one-layer GRU decoder; the decoder is fed `<s>`, then each phone
 //! it picked, and picks greedily (argmax of a linear layer over its hidden state) until it emits
@@ -43,10 +43,10 @@ const MAX_PHONES: usize = 20;
 /// and the cap bounds the time a pathological token can take.
 const MAX_LETTERS: usize = 64;
 
-/// File name of the checkpoint in the models folder, as `scripts/setup-g2p` installs it.
+/// File name of the checkpoint in the models folder, as `scripts/setup-wheel-models` installs it.
 const FILE_NAME: &str = "g2p-en-checkpoint20.npz";
 
-/// Where `scripts/setup-g2p` puts the checkpoint:
+/// Where `scripts/setup-wheel-models` puts the checkpoint:
 /// `$CAPTIONS_MODELS/g2p-en-checkpoint20.npz`, else
 /// `$HOME/.cache/caption-engine/models/g2p-en-checkpoint20.npz`; `None` when neither variable is
 /// set (empty counts as unset, as in the script).
@@ -89,7 +89,7 @@ impl fmt::Debug for G2p {
 }
 
 impl G2p {
-    /// Where `scripts/setup-g2p` installs the checkpoint; see [`default_path`].
+    /// Where `scripts/setup-wheel-models` installs the checkpoint; see [`default_path`].
     pub fn default_path() -> Option<PathBuf> {
         default_path()
     }
@@ -397,7 +397,7 @@ mod tests {
             .expect("set CAPTIONS_G2P or HOME to find the g2p checkpoint");
         assert!(
             path.is_file(),
-            "the g2p-en checkpoint is missing at {}: run scripts/setup-g2p (or `make setup`), \
+            "the g2p-en checkpoint is missing at {}: run scripts/setup-wheel-models (or `make setup`), \
              or point CAPTIONS_G2P at checkpoint20.npz",
             path.display()
         );

@@ -17,6 +17,7 @@ mod models;
 mod refine;
 mod speech;
 mod transcriber;
+mod vad;
 mod vocab;
 mod whisper;
 mod words;

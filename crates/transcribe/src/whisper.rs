@@ -20,6 +20,7 @@ use crate::models;
 use crate::refine;
 use crate::speech::{self, GateParams, Region, SAMPLE_RATE_HZ};
 use crate::transcriber::{TranscribeOptions, Transcriber, Transcript};
+use crate::vad::{self, VAD_MODEL_FILE, Vad};
 use crate::words::{self, RawWord, Token};
 
 /// Segments the model itself thinks are not speech, with words it is unsure of, are dropped.
@@ -44,6 +45,8 @@ pub struct WhisperTranscriber {
     tuning: Tuning,
     /// Times English words; without it (models not installed) DTW + snap times stay.
     aligner: Option<Arc<Aligner>>,
+    /// Keeps music, noise and silence from the model; without it the amplitude gate alone.
+    vad: Option<Arc<Vad>>,
 }
 
 impl std::fmt::Debug for WhisperTranscriber {
@@ -52,6 +55,7 @@ impl std::fmt::Debug for WhisperTranscriber {
             .field("name", &self.name)
             .field("multilingual", &self.hparams.is_multilingual())
             .field("aligner", &self.aligner.is_some())
+            .field("vad", &self.vad.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -113,12 +117,20 @@ impl WhisperTranscriber {
                 None
             }
         };
+        let vad = match models::models_dir().and_then(|dir| Vad::open(&dir.join(VAD_MODEL_FILE))) {
+            Ok(vad) => Some(Arc::new(vad)),
+            Err(error) => {
+                tracing::warn!(%error, "no voice activity detection: music and noise may give words");
+                None
+            }
+        };
         Ok(Self {
             context,
             hparams,
             name,
             tuning: Tuning::default(),
             aligner,
+            vad,
         })
     }
 
@@ -315,8 +327,11 @@ impl WhisperTranscriber {
             return Err(Error::NonFiniteAudio { index });
         }
         let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
-        let regions =
-            chunks::split_long_regions(samples, speech::speech_regions(samples, &self.tuning.gate));
+        let mut regions = speech::speech_regions(samples, &self.tuning.gate);
+        if let Some(vad) = &self.vad {
+            regions = vad::restrict(&regions, &vad.speech(samples)?);
+        }
+        let regions = chunks::split_long_regions(samples, regions);
         let plan = chunks::plan(&regions, total_s);
         tracing::debug!(
             duration_s = total_s,
