@@ -1,0 +1,125 @@
+//! The aligner on real speech: Festival sentences whose word times are known to the sample, and
+//! President Kennedy's recorded voice. Needs `make setup` (the PocketSphinx model, the g2p
+//! weights, Festival).
+
+use std::path::Path;
+
+use caption_align::{Aligner, Span};
+use caption_testkit::speech::{TimedWord, festival_sentence, read_wav_16k};
+
+fn aligner() -> Aligner {
+    Aligner::open_installed().expect("the aligner's models are installed by make setup")
+}
+
+fn to_f32(samples: &[i16]) -> Vec<f32> {
+    samples.iter().map(|&s| f32::from(s) / 32768.0).collect()
+}
+
+/// Mean error and share within 50 ms over every start and end.
+fn boundary_errors(truth: &[TimedWord], spans: &[Span]) -> (f64, f64) {
+    assert_eq!(truth.len(), spans.len());
+    let errors: Vec<f64> = truth
+        .iter()
+        .zip(spans)
+        .flat_map(|(t, s)| [(t.start_s - s.start_s).abs(), (t.end_s - s.end_s).abs()])
+        .collect();
+    let mean = errors.iter().sum::<f64>() / errors.len() as f64;
+    let within = errors.iter().filter(|e| **e <= 0.05).count() as f64 / errors.len() as f64;
+    (mean, within)
+}
+
+fn festival(text: &str, voice: &str, dir: &Path) -> (Vec<f32>, Vec<TimedWord>) {
+    let wav = dir.join(format!("{voice}.wav"));
+    let truth = festival_sentence(text, voice, &wav).unwrap();
+    (to_f32(&read_wav_16k(&wav).unwrap()), truth)
+}
+
+#[test]
+fn continuous_speech_is_timed_within_tens_of_milliseconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let aligner = aligner();
+    let text = "The old lighthouse keeper climbed the narrow stairs every evening to light the lamp for passing ships";
+    for voice in ["slt", "kal"] {
+        let (samples, truth) = festival(text, voice, dir.path());
+        let words: Vec<&str> = truth.iter().map(|w| w.word.as_str()).collect();
+        let spans = aligner.align(&samples, &words).unwrap();
+        let (mean, within) = boundary_errors(&truth, &spans);
+        assert!(
+            mean <= 0.03 && within >= 0.85,
+            "{voice}: mean {mean:.3} s, {within:.2} within 50 ms"
+        );
+        assert!(spans.windows(2).all(|w| w[0].end_s <= w[1].start_s + 1e-9));
+        assert!(spans.iter().all(|s| s.end_s > s.start_s));
+    }
+}
+
+#[test]
+fn numbers_symbols_and_unknown_words_get_real_times() {
+    let dir = tempfile::tempdir().unwrap();
+    // Festival reads the written forms aloud as the spoken words; the aligner gets the written
+    // forms and must find each one, including names no dictionary has.
+    let text = "I paid $25 on the 3rd of May, 10% more, to Zelensky and Kubernetes.";
+    let (samples, truth) = festival(text, "slt", dir.path());
+    let written: Vec<&str> = text.split_whitespace().collect();
+    let spans = aligner().align(&samples, &written).unwrap();
+    assert_eq!(spans.len(), written.len());
+    for (word, span) in written.iter().zip(&spans) {
+        assert!(span.end_s - span.start_s >= 0.05, "{word}: {span:?}");
+    }
+    // "$25" is "twenty five dollars": it spans Festival's three words.
+    let twenty = truth.iter().position(|w| w.word == "twenty").unwrap();
+    let dollars = truth.iter().position(|w| w.word == "dollars").unwrap();
+    assert!(
+        (spans[2].start_s - truth[twenty].start_s).abs() < 0.06,
+        "{:?}",
+        spans[2]
+    );
+    assert!(
+        (spans[2].end_s - truth[dollars].end_s).abs() < 0.06,
+        "{:?}",
+        spans[2]
+    );
+    let last = truth.last().unwrap();
+    assert!((spans.last().unwrap().end_s - last.end_s).abs() < 0.08);
+}
+
+#[test]
+fn kennedy_is_timed_on_his_pauses() {
+    let samples = to_f32(&read_wav_16k(&fixture("jfk.wav")).unwrap());
+    let text = "And so, my fellow Americans: ask not what your country can do for you, ask what you can do for your country.";
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let spans = aligner().align(&samples, &words).unwrap();
+    // The pauses after "Americans:" and "not" are over half a second of silence; the words
+    // around them end and start at its edges (measured on the waveform: 2.16 s, 3.25 s, 4.30 s,
+    // 5.37 s).
+    let near = |got: f64, want: f64| (got - want).abs() < 0.06;
+    assert!(near(spans[4].end_s, 2.16), "{:?}", spans[4]);
+    assert!(near(spans[5].start_s, 3.25), "{:?}", spans[5]);
+    assert!(near(spans[6].end_s, 4.30), "{:?}", spans[6]);
+    assert!(near(spans[7].start_s, 5.37), "{:?}", spans[7]);
+}
+
+#[test]
+fn symbols_alone_are_refused_and_times_stay_inside_the_audio() {
+    let aligner = aligner();
+    let silence = vec![0.0f32; 16_000];
+    assert!(matches!(
+        aligner.align(&silence, &["—", "🙂"]),
+        Err(caption_align::Error::NothingToAlign)
+    ));
+    assert!(aligner.align(&silence, &[]).unwrap().is_empty());
+    // Whatever the search makes of words in a second of silence, it never places them outside.
+    if let Ok(spans) = aligner.align(&silence, &["hello", "world"]) {
+        assert!(
+            spans
+                .iter()
+                .all(|s| 0.0 <= s.start_s && s.start_s <= s.end_s && s.end_s <= 1.0)
+        );
+    }
+}
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/audio")
+        .join(name)
+}

@@ -1,0 +1,189 @@
+//! Word timing on continuous speech (Festival, whose word times are known to the sample), on
+//! music and noise alone, and for a text the caller already has. Needs `make setup`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use caption_core::{SubtitleFormat, Word, parse_cues};
+use caption_testkit::speech::{TimedWord, festival_sentence};
+use caption_transcribe::{GivenText, TranscribeOptions, Transcriber, WhisperTranscriber};
+
+type Loaded = Mutex<Vec<(&'static str, Arc<WhisperTranscriber>)>>;
+
+fn model(name: &'static str) -> Arc<WhisperTranscriber> {
+    static MODELS: OnceLock<Loaded> = OnceLock::new();
+    let mut loaded = MODELS.get_or_init(Default::default).lock().unwrap();
+    if let Some((_, m)) = loaded.iter().find(|(n, _)| *n == name) {
+        return m.clone();
+    }
+    let transcriber = Arc::new(WhisperTranscriber::open_installed(name).unwrap());
+    loaded.push((name, transcriber.clone()));
+    transcriber
+}
+
+fn norm(word: &str) -> String {
+    word.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Mean boundary error and share within 50 ms over the words heard as said (in order; words
+/// the model got wrong are skipped by a greedy in-order match).
+fn score(truth: &[TimedWord], words: &[Word]) -> (f64, f64, usize) {
+    let mut errors = Vec::new();
+    let mut next = 0;
+    for t in truth {
+        if let Some(k) = words[next..]
+            .iter()
+            .position(|w| norm(&w.word) == norm(&t.word))
+        {
+            let w = &words[next + k];
+            errors.push((w.start - t.start_s).abs());
+            errors.push((w.end - t.end_s).abs());
+            next += k + 1;
+        }
+    }
+    let mean = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
+    let within = errors.iter().filter(|e| **e <= 0.05).count() as f64 / errors.len().max(1) as f64;
+    (mean, within, errors.len() / 2)
+}
+
+fn festival(text: &str, voice: &str) -> (Vec<f32>, Vec<TimedWord>) {
+    let dir = tempfile::tempdir().unwrap();
+    let wav = dir.path().join("speech.wav");
+    let truth = festival_sentence(text, voice, &wav).unwrap();
+    (support::audio::decode_16k_mono(&wav).unwrap(), truth)
+}
+
+const SENTENCE: &str = "The old lighthouse keeper climbed the narrow stairs every evening to light the lamp for passing ships";
+
+#[test]
+fn continuous_speech_is_timed_by_the_aligner_with_both_models() {
+    for (voice, name) in [("slt", "tiny.en"), ("kdl", "base")] {
+        let (samples, truth) = festival(SENTENCE, voice);
+        let transcript = model(name)
+            .transcribe(&samples, &TranscribeOptions::default().threads(2))
+            .unwrap();
+        let (mean, within, scored) = score(&truth, &transcript.words);
+        assert!(
+            scored * 10 >= truth.len() * 8,
+            "{name}: only {scored} words heard"
+        );
+        assert!(
+            mean <= 0.03 && within >= 0.85,
+            "{name}/{voice}: mean {mean:.3} s, {within:.2} within 50 ms"
+        );
+        assert!(transcript.words.iter().all(|w| w.end > w.start));
+    }
+}
+
+fn lavfi_clip(filter: &str, dir: &Path) -> Vec<f32> {
+    let wav = dir.join("clip.wav");
+    let status = Command::new("ffmpeg")
+        .args([
+            "-v", "error", "-y", "-f", "lavfi", "-i", filter, "-ac", "1", "-ar", "16000",
+        ])
+        .arg(&wav)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    support::audio::decode_16k_mono(&wav).unwrap()
+}
+
+#[test]
+fn music_or_noise_alone_gives_no_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let noise = lavfi_clip(
+        "anoisesrc=color=pink:amplitude=0.3:duration=60:sample_rate=16000",
+        dir.path(),
+    );
+    // Chords over a bass line struck twice a second: whisper alone hears "♪" or lyrics in it.
+    let music = lavfi_clip(
+        "aevalsrc='0.2*sin(2*PI*220*t)*(1+sin(2*PI*2*t))/2+0.15*sin(2*PI*277.18*t)\
+         +0.15*sin(2*PI*329.63*t)+0.3*sin(2*PI*55*t)*exp(-8*mod(t,0.5))':s=16000:d=60",
+        dir.path(),
+    );
+    for (what, samples) in [("noise", noise), ("music", music)] {
+        assert_eq!(samples.len(), 60 * 16_000);
+        for name in ["tiny.en", "base"] {
+            let words = model(name)
+                .transcribe(&samples, &TranscribeOptions::default().threads(2))
+                .unwrap()
+                .words;
+            assert!(words.is_empty(), "{what} with {name}: {words:?}");
+        }
+    }
+}
+
+#[test]
+fn a_given_text_or_subtitles_are_timed_on_the_audio() {
+    let (samples, truth) = festival(SENTENCE, "kal");
+    let given = SENTENCE.to_owned() + ".";
+    let words = model("tiny.en")
+        .align_text(
+            &samples,
+            &GivenText::Plain(given.clone()),
+            &TranscribeOptions::default(),
+        )
+        .unwrap()
+        .words;
+    let texts: Vec<&str> = words.iter().map(|w| w.punctuated_word.as_str()).collect();
+    assert_eq!(texts, given.split_whitespace().collect::<Vec<_>>());
+    let (mean, within, scored) = score(&truth, &words);
+    assert_eq!(scored, truth.len());
+    assert!(
+        mean <= 0.03 && within >= 0.85,
+        "text: mean {mean:.3}, {within:.2}"
+    );
+
+    // The same as two SRT cues with loose times (as subtitles have), CRLF and a tag.
+    let split = truth.len() / 2;
+    let srt = format!(
+        "1\r\n00:00:00,000 --> {}\r\n<i>{}</i>\r\n\r\n2\r\n{} --> {}\r\n{}\r\n",
+        timestamp(truth[split - 1].end_s + 0.2),
+        SENTENCE
+            .split_whitespace()
+            .take(split)
+            .collect::<Vec<_>>()
+            .join(" "),
+        timestamp(truth[split].start_s - 0.1),
+        timestamp(truth.last().unwrap().end_s + 0.3),
+        SENTENCE
+            .split_whitespace()
+            .skip(split)
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    let cues = parse_cues(&srt, SubtitleFormat::Srt).unwrap();
+    let words = model("tiny.en")
+        .align_text(
+            &samples,
+            &GivenText::Cues(cues),
+            &TranscribeOptions::default(),
+        )
+        .unwrap()
+        .words;
+    assert_eq!(words.len(), truth.len());
+    let (mean, within, _) = score(&truth, &words);
+    assert!(
+        mean <= 0.03 && within >= 0.85,
+        "srt: mean {mean:.3}, {within:.2}"
+    );
+}
+
+fn timestamp(t_s: f64) -> String {
+    let ms = (t_s.max(0.0) * 1000.0).round() as u64;
+    format!(
+        "{:02}:{:02}:{:02},{:03}",
+        ms / 3_600_000,
+        ms / 60_000 % 60,
+        ms / 1000 % 60,
+        ms % 1000
+    )
+}
