@@ -139,11 +139,18 @@ enum Command {
         #[arg(long, env = "CAPTIONS_TEMPLATES")]
         templates_dir: Option<PathBuf>,
     },
-    /// Run the HTTP service (configuration: a TOML file and CAPTIONS_* variables).
+    /// Run the HTTP service (configuration: a TOML file, CAPTIONS_* variables, these flags).
     Serve {
         /// The TOML configuration file.
         #[arg(long, env = "CAPTIONS_CONFIG")]
         config: Option<PathBuf>,
+        /// Address to listen on, e.g. 0.0.0.0:8080 (wins over the file and CAPTIONS_BIND).
+        #[arg(long)]
+        bind: Option<std::net::SocketAddr>,
+        /// Folder for jobs, local files and scratch space (wins over the file and
+        /// CAPTIONS_DATA_DIR).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
     },
     /// Manage whisper models.
     Model {
@@ -255,7 +262,16 @@ fn main() -> ExitCode {
         Command::Model {
             command: ModelCommand::Install { names, force },
         } => media_cmds::model_install(&names, force),
-        Command::Serve { config } => serve::run(config).map(|()| ExitCode::SUCCESS),
+        Command::Serve {
+            config,
+            bind,
+            data_dir,
+        } => serve::run(serve::Flags {
+            config,
+            bind,
+            data_dir,
+        })
+        .map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

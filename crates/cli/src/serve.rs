@@ -1,4 +1,5 @@
-//! `captions serve [--config FILE]`: the HTTP service until SIGTERM or Ctrl-C.
+//! `captions serve [--config FILE] [--bind ADDR] [--data-dir DIR]`: the HTTP service until
+//! SIGTERM or Ctrl-C.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -9,9 +10,18 @@ use caption_http::{Server, ServiceConfig};
 /// Name of the key file made in the data folder when no key is configured.
 const GENERATED_KEY_FILE: &str = "api-key";
 
-/// Loads the configuration (`config` plus `CAPTIONS_*` variables), makes an API key on first
-/// run when none is configured, prints it with a ready curl line and serves until a signal.
-pub fn run(config: Option<PathBuf>) -> anyhow::Result<()> {
+/// `captions serve`'s flags; `bind` and `data_dir` win over the file and the variables.
+#[derive(Debug, Default)]
+pub struct Flags {
+    pub config: Option<PathBuf>,
+    pub bind: Option<std::net::SocketAddr>,
+    pub data_dir: Option<PathBuf>,
+}
+
+/// Loads the configuration (`config` plus `CAPTIONS_*` variables, then the flags), makes an API
+/// key on first run when none is configured, prints it with a ready curl line and serves until
+/// a signal.
+pub fn run(flags: Flags) -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -19,7 +29,13 @@ pub fn run(config: Option<PathBuf>) -> anyhow::Result<()> {
         )
         .with_writer(std::io::stderr)
         .init();
-    let mut config = ServiceConfig::load(config.as_deref())?;
+    let mut config = ServiceConfig::load(flags.config.as_deref())?;
+    if let Some(bind) = flags.bind {
+        config.bind = bind;
+    }
+    if let Some(data_dir) = flags.data_dir {
+        config.data_dir = data_dir;
+    }
     let generated_key = if config.api_keys.is_empty() && config.api_key_file.is_none() {
         let (path, key) = data_folder_key(&config.data_dir)?;
         config.api_key_file = Some(path);
