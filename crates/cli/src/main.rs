@@ -67,6 +67,25 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Time the words of a text you have (plain text, SRT, VTT or ASS) on a video's speech.
+    Align {
+        file: PathBuf,
+        /// The text: `.txt` (words in reading order), `.srt`, `.vtt` or `.ass` (cues).
+        #[arg(long)]
+        text: PathBuf,
+        /// ISO 639-1 code, or `auto` to detect it (multilingual models only).
+        #[arg(long, default_value = "auto")]
+        lang: String,
+        /// Installed whisper model: `tiny.en` or `base`.
+        #[arg(long, env = "CAPTIONS_MODEL", default_value = "base")]
+        model: String,
+        /// Output format (default: from the output file's extension, else json).
+        #[arg(long, value_enum)]
+        format: Option<formats::Format>,
+        /// Write here instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Burn animated captions into a video.
     Burn {
         video: PathBuf,
@@ -196,6 +215,14 @@ fn main() -> ExitCode {
             format,
             output,
         } => media_cmds::transcribe(&file, &lang, &model, format, output.as_deref()),
+        Command::Align {
+            file,
+            text,
+            lang,
+            model,
+            format,
+            output,
+        } => media_cmds::align(&file, &text, &lang, &model, format, output.as_deref()),
         Command::Burn {
             video,
             words,

@@ -7,9 +7,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use caption_core::{Config, ConfigPatch, GenerateRequest, Word, parse_config_patch, parse_words};
+use caption_core::{
+    Config, ConfigPatch, GenerateRequest, SubtitleFormat, Word, parse_config_patch, parse_cues,
+    parse_words,
+};
 use caption_engine::{BurnOptions, Engine, EngineOptions};
 use caption_render::{CaptionRenderer, FrameSize, SystemFonts};
+use caption_transcribe::GivenText;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
@@ -70,9 +74,6 @@ pub fn transcribe(
     format: Option<Format>,
     output: Option<&Path>,
 ) -> Result<ExitCode> {
-    let format = format
-        .or_else(|| output.and_then(Format::from_extension))
-        .unwrap_or(Format::Json);
     let local = local_engine(model, None, 0)?;
     let progress = bar("transcribing");
     let report = progress.clone();
@@ -84,7 +85,54 @@ pub fn transcribe(
         )
         .with_context(|| format!("transcribing {}", file.display()))?;
     progress.finish_and_clear();
-    let text = formats::render(&words, format);
+    write_words(&words, format, output)
+}
+
+/// The text to align from a file: cues of a subtitle file, or the words of anything else.
+fn given_text(path: &Path) -> Result<GivenText> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let format = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .and_then(SubtitleFormat::from_extension)
+        .unwrap_or(SubtitleFormat::Text);
+    Ok(match format {
+        SubtitleFormat::Text => GivenText::Plain(text),
+        format => GivenText::Cues(
+            parse_cues(&text, format).with_context(|| format!("reading {}", path.display()))?,
+        ),
+    })
+}
+
+pub fn align(
+    file: &Path,
+    text: &Path,
+    lang: &str,
+    model: &str,
+    format: Option<Format>,
+    output: Option<&Path>,
+) -> Result<ExitCode> {
+    let given = given_text(text)?;
+    let local = local_engine(model, None, 0)?;
+    let progress = bar("aligning");
+    let report = progress.clone();
+    let words = runtime()?
+        .block_on(local.engine.align_file(file, given, lang, move |p| {
+            report.set_position(u64::from(p))
+        }))
+        .with_context(|| format!("aligning {} on {}", text.display(), file.display()))?;
+    progress.finish_and_clear();
+    write_words(&words, format, output)
+}
+
+/// Writes words in `format` (default: by the output's extension, else JSON) to `output` or
+/// standard output.
+fn write_words(words: &[Word], format: Option<Format>, output: Option<&Path>) -> Result<ExitCode> {
+    let format = format
+        .or_else(|| output.and_then(Format::from_extension))
+        .unwrap_or(Format::Json);
+    let text = formats::render(words, format);
     match output {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;

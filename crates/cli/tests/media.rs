@@ -115,6 +115,87 @@ fn transcribe_jfk_word_exact_in_every_format() {
 }
 
 #[test]
+fn align_times_a_script_and_subtitles_on_a_video() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        "Every summer my grandmother grows tomatoes and peppers behind her small wooden house";
+    let clip = speech_clip(dir.path(), "garden", text);
+    let script = dir.path().join("script.txt");
+    // A script with the writer's punctuation and line breaks: the words come back as written.
+    std::fs::write(
+        &script,
+        "Every summer, my grandmother grows\ntomatoes and peppers behind her small wooden house.\n",
+    )
+    .unwrap();
+    let out = captions(&[
+        "align",
+        clip.to_str().unwrap(),
+        "--text",
+        script.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let words: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let written: Vec<&str> = words
+        .iter()
+        .map(|w| w["punctuated_word"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        written.join(" "),
+        "Every summer, my grandmother grows tomatoes and peppers behind her small wooden house."
+    );
+    let times: Vec<(f64, f64)> = words
+        .iter()
+        .map(|w| (w["start"].as_f64().unwrap(), w["end"].as_f64().unwrap()))
+        .collect();
+    assert!(times.iter().all(|(s, e)| s < e), "{times:?}");
+    assert!(times.windows(2).all(|w| w[0].1 <= w[1].0), "{times:?}");
+
+    // The same words as two SRT cues in, a VTT out.
+    let srt = dir.path().join("cues.srt");
+    let half = times[6].0;
+    std::fs::write(
+        &srt,
+        format!(
+            "1\n00:00:00,000 --> 00:00:0{half:.3}\nEvery summer my grandmother grows tomatoes\n\n2\n00:00:0{half:.3} --> 00:00:09,000\nand peppers behind her small wooden house\n"
+        )
+        .replace('.', ","),
+    )
+    .unwrap();
+    let vtt = dir.path().join("aligned.vtt");
+    let out = captions(&[
+        "align",
+        clip.to_str().unwrap(),
+        "--text",
+        srt.to_str().unwrap(),
+        "-o",
+        vtt.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let vtt = std::fs::read_to_string(vtt).unwrap();
+    assert!(
+        vtt.starts_with("WEBVTT") && vtt.contains("grandmother"),
+        "{vtt}"
+    );
+
+    let missing = captions(&[
+        "align",
+        clip.to_str().unwrap(),
+        "--text",
+        "/nonexistent.srt",
+    ]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent.srt"));
+}
+
+#[test]
 fn burn_with_words_and_preview() {
     let dir = tempfile::tempdir().unwrap();
     let clip = speech_clip(dir.path(), "hello", "hello world, this is a caption test");

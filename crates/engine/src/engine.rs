@@ -7,7 +7,7 @@ use std::time::Duration;
 use caption_core::{Catalog, JobStatus, Template, TemplateSummary, TranscriptResult, Word};
 use caption_jobs::{JobKind, JobRecord, JobSpec, JobStore};
 use caption_store::{GetOptions, ObjectKey, Storage};
-use caption_transcribe::{TranscribeOptions, Transcriber, WhisperTranscriber};
+use caption_transcribe::{GivenText, TranscribeOptions, Transcriber, WhisperTranscriber};
 use futures_util::StreamExt;
 use tokio::io::AsyncWriteExt;
 
@@ -340,6 +340,29 @@ impl Engine {
         tokio::task::spawn_blocking(move || transcribe_path(transcriber.as_ref(), &path, &options))
             .await
             .map_err(|e| Error::Internal(format!("transcription task: {e}")))?
+    }
+
+    /// Times the words of `text` (a script or subtitle cues) on the speech of a local file.
+    pub async fn align_file(
+        &self,
+        path: &Path,
+        text: GivenText,
+        lang: &str,
+        progress: impl Fn(u8) + Send + Sync + 'static,
+    ) -> Result<Vec<Word>> {
+        self.check_language(lang)?;
+        let transcriber = self.transcriber()?;
+        let path = path.to_owned();
+        let options = TranscribeOptions::default()
+            .language(lang)
+            .threads(self.inner.options.threads_per_job)
+            .progress(progress);
+        tokio::task::spawn_blocking(move || {
+            let samples = caption_media::decode_audio_16k_mono(&path)?;
+            Ok(transcriber.align_text(&samples, &text, &options)?.words)
+        })
+        .await
+        .map_err(|e| Error::Internal(format!("alignment task: {e}")))?
     }
 
     /// Copies a stored object into a scratch file (kept until the returned guard drops), with

@@ -215,7 +215,9 @@ mod tests {
             .collect();
         let placed = place_plain(&text.join(" "), &heard, 5000.0);
         assert_eq!(placed.len(), 5000);
-        assert_eq!((placed[4000].start, placed[4000].end), (4000.0, 4000.5));
+        assert_eq!((placed[4001].start, placed[4001].end), (4001.0, 4001.5));
+        // Word 4000 was not heard: it fills the gap between its heard neighbours.
+        assert_eq!((placed[4000].start, placed[4000].end), (3999.5, 4001.0));
     }
 
     #[test]

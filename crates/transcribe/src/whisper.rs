@@ -424,9 +424,11 @@ impl Transcriber for WhisperTranscriber {
             GivenText::Plain(text) => given::place_plain(text, &heard, total_s),
             GivenText::Cues(cues) => given::place_cues(cues),
         };
+        // Cues may run past the audio; words are kept inside it. (`max`/`min`, not `clamp`:
+        // a start rounded up past the end must not panic.)
         for word in &mut words {
-            word.start = round_ms(word.start.clamp(0.0, total_s));
-            word.end = round_ms(word.end.clamp(word.start, total_s));
+            word.start = round_ms(word.start.max(0.0).min(total_s));
+            word.end = round_ms(word.end.min(total_s)).max(word.start);
         }
         self.refine(samples, &mut words, language);
         report(options, 100);
