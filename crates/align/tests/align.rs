@@ -2,6 +2,8 @@
 //! President Kennedy's recorded voice. Needs `make setup` (the PocketSphinx model, the g2p
 //! weights, Festival).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
 use std::path::Path;
 
 use caption_align::{Aligner, Span};

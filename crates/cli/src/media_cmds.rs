@@ -119,7 +119,7 @@ pub fn align(
     let report = progress.clone();
     let words = runtime()?
         .block_on(local.engine.align_file(file, given, lang, move |p| {
-            report.set_position(u64::from(p))
+            report.set_position(u64::from(p));
         }))
         .with_context(|| format!("aligning {} on {}", text.display(), file.display()))?;
     progress.finish_and_clear();

@@ -12,6 +12,7 @@ mod catalog;
 mod config;
 mod error;
 mod jobs;
+mod script;
 mod subtitles;
 mod validate;
 mod word;
@@ -27,6 +28,7 @@ pub use jobs::{
     CreateJobResponse, GenerateRequest, GenerateResponse, JobError, JobStatus, TranscriptRequest,
     TranscriptResult, UploadDescriptor,
 };
+pub use script::{is_unspaced_char, joins_without_space, split_unspaced};
 pub use subtitles::{Cue, SubtitleError, SubtitleFormat, parse_cues};
 pub use validate::{
     ValidationError, ValidationErrors, parse_config_patch, parse_generate_request,

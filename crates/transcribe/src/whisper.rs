@@ -379,7 +379,7 @@ impl WhisperTranscriber {
             ));
             done_s += chunk.end_s - chunk.start_s;
         }
-        Ok((words, language))
+        Ok((words::split_unspaced_words(words), language))
     }
 
     /// The aligner's times for English words; others keep theirs.

@@ -165,6 +165,41 @@ pub(crate) fn assemble(tokens: &[Token]) -> Vec<RawWord> {
     words
 }
 
+/// Cuts words of scripts written without spaces (whisper gives a Chinese or Japanese phrase as
+/// one "word") into dictionary words, sharing each phrase's time by characters. Other words
+/// pass through.
+pub(crate) fn split_unspaced_words(words: Vec<caption_core::Word>) -> Vec<caption_core::Word> {
+    let mut out = Vec::with_capacity(words.len());
+    for word in words {
+        let pieces = caption_core::split_unspaced(&word.punctuated_word);
+        if pieces.len() < 2 {
+            out.push(word);
+            continue;
+        }
+        let weight = |p: &str| bare_word(p).chars().count().max(1) as f64;
+        let total: f64 = pieces.iter().map(|p| weight(p)).sum();
+        let span_s = word.end - word.start;
+        let mut at_s = word.start;
+        for (i, piece) in pieces.iter().enumerate() {
+            let end_s = if i + 1 == pieces.len() {
+                word.end
+            } else {
+                at_s + span_s * weight(piece) / total
+            };
+            let bare = bare_word(piece);
+            out.push(caption_core::Word {
+                start: (at_s * 1000.0).round() / 1000.0,
+                end: (end_s * 1000.0).round() / 1000.0,
+                word: if bare.is_empty() { piece } else { bare }.to_owned(),
+                punctuated_word: (*piece).to_owned(),
+                emoji: None,
+            });
+            at_s = end_s;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,6 +267,29 @@ mod tests {
         ];
         let words = assemble(&tokens);
         assert_eq!(texts(&words), vec![("Mañana", "¿Mañana?")]);
+    }
+
+    #[test]
+    fn unspaced_phrases_become_words_sharing_the_time() {
+        let phrase = caption_core::Word {
+            start: 1.0,
+            end: 2.2,
+            word: "我们今天去公园".into(),
+            punctuated_word: "我们今天去公园。".into(),
+            emoji: None,
+        };
+        let english = caption_core::Word::new(2.3, 2.6, "park");
+        let words = split_unspaced_words(vec![phrase, english.clone()]);
+        let texts: Vec<&str> = words.iter().map(|w| w.punctuated_word.as_str()).collect();
+        assert_eq!(texts, ["我们", "今天", "去", "公园。", "park"]);
+        assert_eq!(words[3].word, "公园");
+        assert_eq!((words[0].start, words[3].end), (1.0, 2.2));
+        assert!(
+            words
+                .windows(2)
+                .all(|w| w[0].end <= w[1].start && w[0].start < w[0].end)
+        );
+        assert_eq!(words[4], english);
     }
 
     #[test]

@@ -187,3 +187,58 @@ fn timestamp(t_s: f64) -> String {
         ms % 1000
     )
 }
+
+fn espeak(voice: &str, text: &str) -> Vec<f32> {
+    let dir = tempfile::tempdir().unwrap();
+    let wav = dir.path().join("speech.wav");
+    let status = Command::new("espeak-ng")
+        .args(["-v", voice, "-w"])
+        .arg(&wav)
+        .arg(text)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    support::audio::decode_16k_mono(&wav).unwrap()
+}
+
+#[test]
+fn chinese_and_japanese_come_out_as_words() {
+    for (voice, lang, text) in [
+        (
+            "cmn",
+            "zh",
+            "我们今天去公园散步。天气非常好，大家都很高兴。",
+        ),
+        // espeak-ng reads kanji as "Chinese letter": kana only.
+        (
+            "ja",
+            "ja",
+            "きょうはこうえんにいきます。てんきがとてもいいです。",
+        ),
+    ] {
+        let samples = espeak(voice, text);
+        let words = model("base")
+            .transcribe(
+                &samples,
+                &TranscribeOptions::default().language(lang).threads(2),
+            )
+            .unwrap()
+            .words;
+        let longest = words
+            .iter()
+            .map(|w| w.word.chars().count())
+            .max()
+            .unwrap_or(0);
+        assert!(words.len() >= 5, "{lang}: {words:?}");
+        // Whisper gives each phrase as one token run; a phrase is 6 to 12 characters here.
+        assert!(
+            longest <= 4,
+            "{lang}: a word of {longest} characters in {words:?}"
+        );
+        assert!(
+            words.windows(2).all(|w| w[0].end <= w[1].start),
+            "{lang}: {words:?}"
+        );
+        assert!(words.iter().all(|w| w.end > w.start), "{lang}: {words:?}");
+    }
+}
