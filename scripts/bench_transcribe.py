@@ -661,6 +661,47 @@ def print_timing(clips, engines):
         print(f"(ours also loads the model per process: median {statistics.median(loads):.3f} s, not counted)")
 
 
+def print_report(clips, engines, groups):
+    """Every table; returns the engines that ran and the rows."""
+    for name, res in engines.items():
+        if isinstance(res, str):
+            print(f"\n{name}: {res}")
+    ran = {name: res for name, res in engines.items() if isinstance(res, dict)}
+    scores = {name: {c["name"]: score_clip(c, res[c["name"]]) for c in clips} for name, res in ran.items()}
+
+    rows = {}
+    for group in groups:
+        for set_name in ("tuning", "held-out"):
+            subset = [c for c in clips if c["group"] == group and c["set"] == set_name]
+            if not subset:
+                continue
+            print(group_title(group, set_name, subset))
+            print(HEADER)
+            print("-" * len(HEADER))
+            for name in ran:
+                r = aggregate(subset, scores[name])
+                rows[f"{group}/{set_name}/{name}"] = r
+                print_row(name, r)
+            for name in ran:
+                r = rows[f"{group}/{set_name}/{name}"]
+                print(f"  {name}: {r['scored']} words scored; worst boundary: {r['worst']}")
+
+    clean = [c for c in clips if c["group"] == "clean"]
+    if clean:
+        print("\n== continuous, clean, per voice (tuning and held-out together)")
+        print(f"{'voice':<18} {'engine':<34} {'WER':>6} {'mean s':>7} {'median':>7} {'max s':>6} {'<=50ms':>7} "
+              f"{'on target':>9}")
+        for label, _, _ in CONTINUOUS_VOICES:
+            subset = [c for c in clean if c["voice"] == label]
+            for name in ran:
+                r = aggregate(subset, scores[name])
+                rows[f"clean/voice/{label}/{name}"] = r
+                print(f"{label:<18} {name:<34} {r['wer']:>6.3f} {r['mean_s']:>7.3f} {r['median_s']:>7.3f} "
+                      f"{r['max_s']:>6.3f} {r['within_50ms']:>6.1%} {r['clips_on_target']:>4}/{r['clips']:<4}")
+    print_timing(clips, engines)
+    return ran, rows
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True, help="the transcribe_file example binary")
@@ -711,42 +752,7 @@ def main():
         log(f"faster-whisper {args.compute_type} ...")
         engines[f"faster-whisper ({args.compute_type})"] = run_faster_whisper(
             clips, args.model, "en", args.threads, args.compute_type, args.beam)
-    for name, res in engines.items():
-        if isinstance(res, str):
-            print(f"\n{name}: {res}")
-    ran = {name: res for name, res in engines.items() if isinstance(res, dict)}
-    scores = {name: {c["name"]: score_clip(c, res[c["name"]]) for c in clips} for name, res in ran.items()}
-
-    rows = {}
-    for group in groups:
-        for set_name in ("tuning", "held-out"):
-            subset = [c for c in clips if c["group"] == group and c["set"] == set_name]
-            if not subset:
-                continue
-            print(group_title(group, set_name, subset))
-            print(HEADER)
-            print("-" * len(HEADER))
-            for name in ran:
-                r = aggregate(subset, scores[name])
-                rows[f"{group}/{set_name}/{name}"] = r
-                print_row(name, r)
-            for name in ran:
-                r = rows[f"{group}/{set_name}/{name}"]
-                print(f"  {name}: {r['scored']} words scored; worst boundary: {r['worst']}")
-
-    clean = [c for c in clips if c["group"] == "clean"]
-    if clean:
-        print("\n== continuous, clean, per voice (tuning and held-out together)")
-        print(f"{'voice':<18} {'engine':<34} {'WER':>6} {'mean s':>7} {'median':>7} {'max s':>6} {'<=50ms':>7} "
-              f"{'on target':>9}")
-        for label, _, _ in CONTINUOUS_VOICES:
-            subset = [c for c in clean if c["voice"] == label]
-            for name in ran:
-                r = aggregate(subset, scores[name])
-                rows[f"clean/voice/{label}/{name}"] = r
-                print(f"{label:<18} {name:<34} {r['wer']:>6.3f} {r['mean_s']:>7.3f} {r['median_s']:>7.3f} "
-                      f"{r['max_s']:>6.3f} {r['within_50ms']:>6.1%} {r['clips_on_target']:>4}/{r['clips']:<4}")
-    print_timing(clips, engines)
+    ran, rows = print_report(clips, engines, groups)
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "clips": clips, "results": ran, "fixture_check": report},
                                               indent=1))
