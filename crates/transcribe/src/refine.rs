@@ -9,7 +9,7 @@
 use caption_align::Aligner;
 use caption_core::Word;
 
-use crate::speech::SAMPLE_RATE_HZ;
+use crate::speech::{Region, SAMPLE_RATE_HZ};
 
 /// A silence at least this long between two words separates alignment groups.
 const GROUP_PAUSE_S: f64 = 0.25;
@@ -20,8 +20,61 @@ const GROUP_MARGIN_S: f64 = 0.25;
 const MAX_GROUP_S: f64 = 20.0;
 
 /// Replaces the times of `words` (already in time order, covering `samples` from `0`) by the
-/// aligner's, group by group. Returns how many groups fell back to the old times.
-pub(crate) fn refine(aligner: &Aligner, samples: &[f32], words: &mut [Word]) -> usize {
+/// aligner's, group by group, then puts edges next to a pause exactly on the sound (`regions`:
+/// the amplitude gate's, in time order). Returns how many groups fell back to the old times.
+pub(crate) fn refine(
+    aligner: &Aligner,
+    samples: &[f32],
+    words: &mut [Word],
+    regions: &[Region],
+) -> usize {
+    let failed = align_groups(aligner, samples, words);
+    snap_to_pauses(words, regions);
+    failed
+}
+
+/// Moves word edges that touch a pause onto the sound's edges. The acoustic model is vague
+/// about where silence ends ("the" or "and" after a pause often starts inside it), while the
+/// signal is exact: a start in silence moves to the next onset, an end in silence back to the
+/// last offset, and sound that would belong to no word (between a pause and an edge) is given to
+/// the word beside it. Boundaries inside continuous sound are left to the aligner.
+fn snap_to_pauses(words: &mut [Word], regions: &[Region]) {
+    if regions.is_empty() {
+        return;
+    }
+    // Index of the region containing `t`, or of the first region after it (`Err`).
+    let locate = |t: f64| -> Result<usize, usize> {
+        let i = regions.partition_point(|r| r.end_s <= t);
+        if i < regions.len() && regions[i].start_s <= t {
+            Ok(i)
+        } else {
+            Err(i)
+        }
+    };
+    for i in 0..words.len() {
+        let previous_end = if i == 0 { 0.0 } else { words[i - 1].end };
+        let next_start = words.get(i + 1).map_or(f64::INFINITY, |w| w.start);
+        let (start, end) = (words[i].start, words[i].end);
+        let new_start = match locate(start) {
+            // In silence: the word's sound starts at the next onset (if it is still the word's).
+            Err(k) if k < regions.len() && regions[k].start_s < end => regions[k].start_s,
+            // Inside sound that began after the previous word ended: all of it is this word's.
+            Ok(k) if regions[k].start_s >= previous_end => regions[k].start_s,
+            _ => start,
+        };
+        let new_end = match locate(end) {
+            Err(k) if k > 0 && regions[k - 1].end_s > new_start => regions[k - 1].end_s,
+            Ok(k) if regions[k].end_s <= next_start => regions[k].end_s,
+            _ => end,
+        };
+        if new_end > new_start {
+            words[i].start = round_ms(new_start);
+            words[i].end = round_ms(new_end);
+        }
+    }
+}
+
+fn align_groups(aligner: &Aligner, samples: &[f32], words: &mut [Word]) -> usize {
     let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
     let mut failed = 0;
     for group in groups(words) {
@@ -97,6 +150,24 @@ mod tests {
             punctuated_word: "w".into(),
             emoji: None,
         }
+    }
+
+    fn region(start_s: f64, end_s: f64) -> Region {
+        Region { start_s, end_s }
+    }
+
+    #[test]
+    fn edges_next_to_pauses_move_onto_the_sound() {
+        // Sound 0.50-1.20 and 1.60-2.40; the aligner let "the" start in the pause and left a
+        // sliver of the first sound before the first word.
+        let regions = [region(0.5, 1.2), region(1.6, 2.4)];
+        let mut words = [word(0.53, 1.25), word(1.45, 1.8), word(1.8, 2.38)];
+        snap_to_pauses(&mut words, &regions);
+        assert_eq!((words[0].start, words[0].end), (0.5, 1.2));
+        assert_eq!((words[1].start, words[1].end), (1.6, 1.8));
+        // The boundary inside continuous sound stays the aligner's; the last end reaches the
+        // offset because no word follows in that sound.
+        assert_eq!((words[2].start, words[2].end), (1.8, 2.4));
     }
 
     #[test]

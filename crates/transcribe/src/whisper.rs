@@ -316,21 +316,23 @@ fn place_words(
 }
 
 impl WhisperTranscriber {
-    /// Whisper's words with DTW times snapped onto the signal, and the language.
+    /// Whisper's words with DTW times snapped onto the signal, the language, and the
+    /// amplitude gate's sound regions (before voice activity restricts them).
     fn transcribe_rough(
         &self,
         samples: &[f32],
         options: &TranscribeOptions,
-    ) -> Result<(Vec<Word>, Option<&'static str>)> {
+    ) -> Result<(Vec<Word>, Option<&'static str>, Vec<Region>)> {
         let mut language = self.resolve_language(&options.language)?;
         if let Some(index) = samples.iter().position(|x| !x.is_finite()) {
             return Err(Error::NonFiniteAudio { index });
         }
         let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
-        let mut regions = speech::speech_regions(samples, &self.tuning.gate);
-        if let Some(vad) = &self.vad {
-            regions = vad::restrict(&regions, &vad.speech(samples)?);
-        }
+        let sound = speech::speech_regions(samples, &self.tuning.gate);
+        let regions = match &self.vad {
+            Some(vad) => vad::restrict(&sound, &vad.speech(samples)?),
+            None => sound.clone(),
+        };
         let regions = chunks::split_long_regions(samples, regions);
         let plan = chunks::plan(&regions, total_s);
         tracing::debug!(
@@ -379,13 +381,19 @@ impl WhisperTranscriber {
             ));
             done_s += chunk.end_s - chunk.start_s;
         }
-        Ok((words::split_unspaced_words(words), language))
+        Ok((words::split_unspaced_words(words), language, sound))
     }
 
     /// The aligner's times for English words; others keep theirs.
-    fn refine(&self, samples: &[f32], words: &mut [Word], language: Option<&str>) {
+    fn refine(
+        &self,
+        samples: &[f32],
+        words: &mut [Word],
+        language: Option<&str>,
+        sound: &[Region],
+    ) {
         if let (Some(aligner), Some("en")) = (&self.aligner, language) {
-            let failed = refine::refine(aligner, samples, words);
+            let failed = refine::refine(aligner, samples, words, sound);
             if failed > 0 {
                 tracing::debug!(failed, "groups kept their DTW times");
             }
@@ -402,8 +410,8 @@ fn report(options: &TranscribeOptions, percent: u8) {
 impl Transcriber for WhisperTranscriber {
     fn transcribe(&self, samples: &[f32], options: &TranscribeOptions) -> Result<Transcript> {
         report(options, 0);
-        let (mut words, language) = self.transcribe_rough(samples, options)?;
-        self.refine(samples, &mut words, language);
+        let (mut words, language, sound) = self.transcribe_rough(samples, options)?;
+        self.refine(samples, &mut words, language, &sound);
         report(options, 100);
         Ok(Transcript {
             words,
@@ -418,7 +426,7 @@ impl Transcriber for WhisperTranscriber {
         options: &TranscribeOptions,
     ) -> Result<Transcript> {
         report(options, 0);
-        let (heard, language) = self.transcribe_rough(samples, options)?;
+        let (heard, language, sound) = self.transcribe_rough(samples, options)?;
         let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
         let mut words = match text {
             GivenText::Plain(text) => given::place_plain(text, &heard, total_s),
@@ -430,7 +438,7 @@ impl Transcriber for WhisperTranscriber {
             word.start = round_ms(word.start.max(0.0).min(total_s));
             word.end = round_ms(word.end.min(total_s)).max(word.start);
         }
-        self.refine(samples, &mut words, language);
+        self.refine(samples, &mut words, language, &sound);
         report(options, 100);
         Ok(Transcript {
             words,
