@@ -39,6 +39,9 @@ impl Server {
             context: format!("creating the data folder {}", config.data_dir.display()),
             source,
         })?;
+        // Everything a client or an operator may look for in the data folder exists before the
+        // port opens (a process that checks for the port then reads the folder must find it).
+        let webhook_secret = config.resolve_webhook_secret()?;
         let listener = TcpListener::bind(config.bind)
             .await
             .map_err(|source| Error::Io {
@@ -62,7 +65,7 @@ impl Server {
         };
         let shared_jobs = config.database_url.is_some();
         let mut options = config.engine_options();
-        options.webhooks.secret = config.resolve_webhook_secret()?.into_bytes();
+        options.webhooks.secret = webhook_secret.into_bytes();
         let engine = Engine::new(options, opened.storage, jobs)?;
         let mut state = AppState::new(engine, keys)
             .with_max_body_bytes(config.max_body_bytes)
