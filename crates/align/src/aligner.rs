@@ -17,8 +17,6 @@ const EDGE_PAD_S: f64 = 0.25;
 
 /// Name of the folder, inside the models folder, that `scripts/setup-pocketsphinx` fills.
 const MODEL_FOLDER: &str = "pocketsphinx-en-us";
-/// File name of the grapheme-to-phoneme weights that `scripts/setup-wheel-models` installs.
-const G2P_FILE: &str = "g2p-en-checkpoint20.npz";
 
 /// Where the aligner's model files are.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +36,7 @@ impl AlignerModels {
     /// `~/.cache/caption-engine/models`, or `$CAPTIONS_MODELS`).
     pub fn in_folder(models_dir: &Path) -> Self {
         let root = models_dir.join(MODEL_FOLDER);
-        let g2p = models_dir.join(G2P_FILE);
+        let g2p = models_dir.join(crate::g2p::FILE_NAME);
         Self {
             acoustic_model: root.join("en-us"),
             dictionary: root.join("cmudict-en-us.dict"),
@@ -55,11 +53,12 @@ impl AlignerModels {
 
 /// The models folder: `$CAPTIONS_MODELS`, else `~/.cache/caption-engine/models` (where the
 /// whisper models are too).
-fn models_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("CAPTIONS_MODELS").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(dir));
+pub(crate) fn models_dir() -> Option<PathBuf> {
+    let non_empty = |name| std::env::var_os(name).filter(|value| !value.is_empty());
+    match non_empty("CAPTIONS_MODELS") {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => Some(PathBuf::from(non_empty("HOME")?).join(".cache/caption-engine/models")),
     }
-    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/caption-engine/models"))
 }
 
 /// A word's time in seconds from the start of the samples aligned.
@@ -82,12 +81,6 @@ pub struct Aligner {
     models: AlignerModels,
     g2p: Option<G2p>,
     idle: Mutex<Vec<Decoder>>,
-}
-
-/// One written token and the dictionary words it is spoken as.
-struct Spoken {
-    /// Range of this token's words in the utterance's word list.
-    words: std::ops::Range<usize>,
 }
 
 impl Aligner {
@@ -166,16 +159,15 @@ impl Aligner {
         words: &[&str],
     ) -> Result<Vec<Span>> {
         let mut dictionary_words: Vec<String> = Vec::new();
-        let mut tokens = Vec::with_capacity(words.len());
+        // For each written token, the range of its spoken words in `dictionary_words`.
+        let mut tokens: Vec<std::ops::Range<usize>> = Vec::with_capacity(words.len());
         for token in words {
             let first = dictionary_words.len();
             for word in spoken_words(token) {
                 self.pronounce(decoder, &word)?;
                 dictionary_words.push(word);
             }
-            tokens.push(Spoken {
-                words: first..dictionary_words.len(),
-            });
+            tokens.push(first..dictionary_words.len());
         }
         if dictionary_words.is_empty() {
             return Err(Error::NothingToAlign);
@@ -192,15 +184,15 @@ impl Aligner {
         let mut spans = Vec::with_capacity(tokens.len());
         let mut previous_end_s = 0.0;
         for token in &tokens {
-            let span = if token.words.is_empty() {
+            let span = if token.is_empty() {
                 // Not spoken ("—", an emoji): the instant where the previous word ended.
                 Span {
                     start_s: previous_end_s,
                     end_s: previous_end_s,
                 }
             } else {
-                let first = &segments[token.words.start];
-                let last = &segments[token.words.end - 1];
+                let first = &segments[token.start];
+                let last = &segments[token.end - 1];
                 Span {
                     start_s: at(first.start_frame).max(previous_end_s),
                     end_s: at(last.end_frame),

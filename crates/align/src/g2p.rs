@@ -44,20 +44,7 @@ const MAX_PHONES: usize = 20;
 const MAX_LETTERS: usize = 64;
 
 /// File name of the checkpoint in the models folder, as `scripts/setup-wheel-models` installs it.
-const FILE_NAME: &str = "g2p-en-checkpoint20.npz";
-
-/// Where `scripts/setup-wheel-models` puts the checkpoint:
-/// `$CAPTIONS_MODELS/g2p-en-checkpoint20.npz`, else
-/// `$HOME/.cache/caption-engine/models/g2p-en-checkpoint20.npz`; `None` when neither variable is
-/// set (empty counts as unset, as in the script).
-pub fn default_path() -> Option<PathBuf> {
-    let non_empty = |name| std::env::var_os(name).filter(|value| !value.is_empty());
-    let models = match non_empty("CAPTIONS_MODELS") {
-        Some(models) => PathBuf::from(models),
-        None => PathBuf::from(non_empty("HOME")?).join(".cache/caption-engine/models"),
-    };
-    Some(models.join(FILE_NAME))
-}
+pub(crate) const FILE_NAME: &str = "g2p-en-checkpoint20.npz";
 
 /// The `g2p-en` grapheme-to-phoneme network, loaded once and shared (it is `Send + Sync`).
 pub struct G2p {
@@ -89,9 +76,11 @@ impl fmt::Debug for G2p {
 }
 
 impl G2p {
-    /// Where `scripts/setup-wheel-models` installs the checkpoint; see [`default_path`].
+    /// Where `scripts/setup-wheel-models` installs the checkpoint:
+    /// `$CAPTIONS_MODELS/g2p-en-checkpoint20.npz`, else under `~/.cache/caption-engine/models`;
+    /// `None` when neither variable is set.
     pub fn default_path() -> Option<PathBuf> {
-        default_path()
+        crate::aligner::models_dir().map(|dir| dir.join(FILE_NAME))
     }
 
     /// Loads `checkpoint20.npz` of `g2p-en` 2.1.0 (see [`G2p::default_path`]), checking that every
@@ -393,7 +382,7 @@ mod tests {
     fn load_checkpoint() -> G2p {
         let path = std::env::var_os("CAPTIONS_G2P")
             .map(PathBuf::from)
-            .or_else(default_path)
+            .or_else(G2p::default_path)
             .expect("set CAPTIONS_G2P or HOME to find the g2p checkpoint");
         assert!(
             path.is_file(),

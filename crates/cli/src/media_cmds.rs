@@ -7,10 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use caption_core::{
-    Config, ConfigPatch, GenerateRequest, SubtitleFormat, Word, parse_config_patch, parse_cues,
-    parse_words,
-};
+use caption_core::{Config, ConfigPatch, GenerateRequest, Word, parse_config_patch, parse_words};
 use caption_engine::{BurnOptions, Engine, EngineOptions};
 use caption_render::{CaptionRenderer, FrameSize, SystemFonts};
 use caption_transcribe::GivenText;
@@ -92,17 +89,8 @@ pub fn transcribe(
 fn given_text(path: &Path) -> Result<GivenText> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let format = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .and_then(SubtitleFormat::from_extension)
-        .unwrap_or(SubtitleFormat::Text);
-    Ok(match format {
-        SubtitleFormat::Text => GivenText::Plain(text),
-        format => GivenText::Cues(
-            parse_cues(&text, format).with_context(|| format!("reading {}", path.display()))?,
-        ),
-    })
+    GivenText::parse(&text, path.extension().and_then(|e| e.to_str()))
+        .with_context(|| format!("reading {}", path.display()))
 }
 
 pub fn align(

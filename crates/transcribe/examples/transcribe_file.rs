@@ -17,24 +17,14 @@ use anyhow::Context as _;
 
 #[path = "../tests/support/audio.rs"]
 mod audio;
-use caption_core::{SubtitleFormat, parse_cues};
 use caption_transcribe::{GivenText, TranscribeOptions, Transcriber as _, WhisperTranscriber};
 
 /// The text of `path` to align: plain words, or cues by the file's extension.
 fn given_text(path: &Path) -> anyhow::Result<GivenText> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let format = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .and_then(SubtitleFormat::from_extension)
-        .unwrap_or(SubtitleFormat::Text);
-    Ok(match format {
-        SubtitleFormat::Text => GivenText::Plain(text),
-        format => GivenText::Cues(
-            parse_cues(&text, format).with_context(|| format!("reading {}", path.display()))?,
-        ),
-    })
+    GivenText::parse(&text, path.extension().and_then(|e| e.to_str()))
+        .with_context(|| format!("reading {}", path.display()))
 }
 
 fn main() -> anyhow::Result<()> {

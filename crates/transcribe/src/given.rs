@@ -6,7 +6,7 @@
 //! little): matched words take whisper's times, the words between two matches share the time
 //! between them by length. A subtitle cue's words share the cue's time by length.
 
-use caption_core::{Cue, Word};
+use caption_core::{Cue, SubtitleError, SubtitleFormat, Word, parse_cues};
 
 use crate::words::bare_word;
 
@@ -18,6 +18,17 @@ pub enum GivenText {
     Plain(String),
     /// Subtitle cues: each cue's words are spoken between its start and end.
     Cues(Vec<Cue>),
+}
+
+impl GivenText {
+    /// Reads the text of a file whose name ends in `extension`: the cues of `srt`, `vtt` or
+    /// `ass` (`ssa`), and anything else as plain words.
+    pub fn parse(text: &str, extension: Option<&str>) -> Result<Self, SubtitleError> {
+        match extension.and_then(SubtitleFormat::from_extension) {
+            None | Some(SubtitleFormat::Text) => Ok(Self::Plain(text.to_owned())),
+            Some(format) => parse_cues(text, format).map(Self::Cues),
+        }
+    }
 }
 
 /// Half-width of the band the edit-distance alignment searches around the diagonal, in words.

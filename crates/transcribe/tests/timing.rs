@@ -7,24 +7,11 @@ mod support;
 
 use std::path::Path;
 use std::process::Command;
-use std::sync::{Arc, Mutex, OnceLock};
 
 use caption_core::{SubtitleFormat, Word, parse_cues};
 use caption_testkit::speech::{TimedWord, festival_sentence};
-use caption_transcribe::{GivenText, TranscribeOptions, Transcriber, WhisperTranscriber};
-
-type Loaded = Mutex<Vec<(&'static str, Arc<WhisperTranscriber>)>>;
-
-fn model(name: &'static str) -> Arc<WhisperTranscriber> {
-    static MODELS: OnceLock<Loaded> = OnceLock::new();
-    let mut loaded = MODELS.get_or_init(Default::default).lock().unwrap();
-    if let Some((_, m)) = loaded.iter().find(|(n, _)| *n == name) {
-        return m.clone();
-    }
-    let transcriber = Arc::new(WhisperTranscriber::open_installed(name).unwrap());
-    loaded.push((name, transcriber.clone()));
-    transcriber
-}
+use caption_transcribe::{GivenText, TranscribeOptions, Transcriber};
+use support::models::model;
 
 fn norm(word: &str) -> String {
     word.chars()

@@ -1,1 +1,2 @@
 pub mod audio;
+pub mod models;
