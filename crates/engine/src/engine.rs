@@ -330,16 +330,7 @@ impl Engine {
         lang: &str,
         progress: impl Fn(u8) + Send + Sync + 'static,
     ) -> Result<Vec<Word>> {
-        self.check_language(lang)?;
-        let transcriber = self.transcriber()?;
-        let path = path.to_owned();
-        let options = TranscribeOptions::default()
-            .language(lang)
-            .threads(self.inner.options.threads_per_job)
-            .progress(progress);
-        tokio::task::spawn_blocking(move || transcribe_path(transcriber.as_ref(), &path, &options))
-            .await
-            .map_err(|e| Error::Internal(format!("transcription task: {e}")))?
+        self.words_of_file(path, None, lang, progress).await
     }
 
     /// Times the words of `text` (a script or subtitle cues) on the speech of a local file.
@@ -347,6 +338,17 @@ impl Engine {
         &self,
         path: &Path,
         text: GivenText,
+        lang: &str,
+        progress: impl Fn(u8) + Send + Sync + 'static,
+    ) -> Result<Vec<Word>> {
+        self.words_of_file(path, Some(text), lang, progress).await
+    }
+
+    /// The words of a local file: transcribed, or `text` timed on it.
+    async fn words_of_file(
+        &self,
+        path: &Path,
+        text: Option<GivenText>,
         lang: &str,
         progress: impl Fn(u8) + Send + Sync + 'static,
     ) -> Result<Vec<Word>> {
@@ -359,10 +361,14 @@ impl Engine {
             .progress(progress);
         tokio::task::spawn_blocking(move || {
             let samples = caption_media::decode_audio_16k_mono(&path)?;
-            Ok(transcriber.align_text(&samples, &text, &options)?.words)
+            let transcript = match &text {
+                Some(text) => transcriber.align_text(&samples, text, &options)?,
+                None => transcriber.transcribe(&samples, &options)?,
+            };
+            Ok(transcript.words)
         })
         .await
-        .map_err(|e| Error::Internal(format!("alignment task: {e}")))?
+        .map_err(|e| Error::Internal(format!("transcription task: {e}")))?
     }
 
     /// Copies a stored object into a scratch file (kept until the returned guard drops), with
@@ -461,13 +467,4 @@ impl TranscriptionStatus {
             duration_s: job.duration_s,
         }
     }
-}
-
-fn transcribe_path(
-    transcriber: &dyn Transcriber,
-    path: &Path,
-    options: &TranscribeOptions,
-) -> Result<Vec<Word>> {
-    let samples = caption_media::decode_audio_16k_mono(path)?;
-    Ok(transcriber.transcribe(&samples, options)?.words)
 }
