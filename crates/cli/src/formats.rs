@@ -17,6 +17,17 @@ pub enum Format {
 }
 
 impl Format {
+    /// The file extension of this format.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Json => "json",
+            Self::Srt => "srt",
+            Self::Vtt => "vtt",
+            Self::Ass => "ass",
+            Self::Txt => "txt",
+        }
+    }
+
     /// Guesses the format from an output file's extension.
     pub fn from_extension(path: &std::path::Path) -> Option<Self> {
         match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
@@ -27,6 +38,32 @@ impl Format {
             "txt" => Some(Self::Txt),
             _ => None,
         }
+    }
+}
+
+/// The format to write: `--format`, else the output file's extension, else JSON. An output
+/// whose extension is not a transcript format, or is another format than `--format`, is
+/// refused rather than written with a misleading name.
+pub fn choose(format: Option<Format>, output: Option<&std::path::Path>) -> anyhow::Result<Format> {
+    let Some(path) = output else {
+        return Ok(format.unwrap_or(Format::Json));
+    };
+    let Some(ext) = crate::paths::extension(path) else {
+        return Ok(format.unwrap_or(Format::Json));
+    };
+    let named = Format::from_extension(path);
+    match (format, named) {
+        (_, None) => anyhow::bail!(
+            "{}: .{ext} is not a transcript format; name the file .json, .srt, .vtt, .ass or .txt",
+            path.display()
+        ),
+        (Some(f), Some(n)) if f != n => anyhow::bail!(
+            "{}: --format {} writes .{} files, not .{ext}",
+            path.display(),
+            f.extension(),
+            f.extension()
+        ),
+        (_, Some(n)) => Ok(n),
     }
 }
 

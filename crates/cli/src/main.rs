@@ -6,11 +6,15 @@
     reason = "a command-line tool writes its results to stdout"
 )]
 
+mod batch;
 mod catalog_cmds;
 mod formats;
+mod interrupt;
 mod media_cmds;
+mod paths;
 mod serve;
 
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -135,6 +139,10 @@ enum Command {
         model: String,
         #[arg(long, env = "CAPTIONS_TEMPLATES")]
         templates_dir: Option<PathBuf>,
+        /// Transcribe and caption every video again, even those already captioned with this
+        /// style and these words.
+        #[arg(long)]
+        force: bool,
     },
     /// Render one caption frame (or a contact sheet of one frame per word) as a PNG.
     Preview {
@@ -191,14 +199,20 @@ enum ModelCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // `serve` sets up its own, chattier logging; the other commands only warn.
+    // `serve` sets up its own, chattier logging and its own signal handling; the other
+    // commands only warn, and stop a burn cleanly on Ctrl-C or SIGTERM.
     if !matches!(cli.command, Command::Serve { .. }) {
         let filter = tracing_subscriber::EnvFilter::try_from_env("CAPTIONS_LOG")
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,whisper_rs=off"));
         let _ = tracing_subscriber::fmt()
             .with_writer(std::io::stderr)
+            .with_ansi(std::io::stderr().is_terminal())
             .with_env_filter(filter)
             .try_init();
+        if let Err(e) = interrupt::install() {
+            eprintln!("error: {}", report(&e));
+            return ExitCode::FAILURE;
+        }
     }
     let result = match cli.command {
         Command::Templates {
@@ -257,7 +271,8 @@ fn main() -> ExitCode {
             lang,
             model,
             templates_dir,
-        } => media_cmds::batch(&media_cmds::BatchArgs {
+            force,
+        } => batch::batch(&batch::BatchArgs {
             inputs: &inputs,
             template: template.as_deref(),
             config: config.as_deref(),
@@ -266,6 +281,7 @@ fn main() -> ExitCode {
             lang: &lang,
             model: &model,
             templates_dir: templates_dir.as_deref(),
+            force,
         }),
         Command::Preview {
             template,
@@ -303,8 +319,25 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", report(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// An error and its causes on one line, each said once: a cause whose text the line already
+/// holds (a wrapped error that repeats its source) is left out.
+fn report(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }

@@ -1,7 +1,7 @@
 //! Commands that read or write media: transcribe, burn, batch, preview, model install.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,6 +15,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
 use crate::formats::{self, Format};
+use crate::{interrupt, paths};
 
 /// An engine for one command-line run: scratch storage and job store in a temporary folder.
 pub struct LocalEngine {
@@ -42,7 +43,7 @@ pub fn local_engine(
     })
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -71,6 +72,11 @@ pub fn transcribe(
     format: Option<Format>,
     output: Option<&Path>,
 ) -> Result<ExitCode> {
+    paths::existing_file(file)?;
+    let format = formats::choose(format, output)?;
+    if let Some(output) = output {
+        paths::output_folder(output)?;
+    }
     let local = local_engine(model, None, 0)?;
     let progress = bar("transcribing");
     let report = progress.clone();
@@ -101,6 +107,12 @@ pub fn align(
     format: Option<Format>,
     output: Option<&Path>,
 ) -> Result<ExitCode> {
+    paths::existing_file(file)?;
+    paths::existing_file(text)?;
+    let format = formats::choose(format, output)?;
+    if let Some(output) = output {
+        paths::output_folder(output)?;
+    }
     let given = given_text(text)?;
     let local = local_engine(model, None, 0)?;
     let progress = bar("aligning");
@@ -114,12 +126,8 @@ pub fn align(
     write_words(&words, format, output)
 }
 
-/// Writes words in `format` (default: by the output's extension, else JSON) to `output` or
-/// standard output.
-fn write_words(words: &[Word], format: Option<Format>, output: Option<&Path>) -> Result<ExitCode> {
-    let format = format
-        .or_else(|| output.and_then(Format::from_extension))
-        .unwrap_or(Format::Json);
+/// Writes words in `format` to `output` or standard output.
+fn write_words(words: &[Word], format: Format, output: Option<&Path>) -> Result<ExitCode> {
     let text = formats::render(words, format);
     match output {
         Some(path) => {
@@ -135,6 +143,7 @@ fn write_words(words: &[Word], format: Option<Format>, output: Option<&Path>) ->
 
 /// Reads a word list: an array of words, or an object with `words` (a transcript result).
 pub fn read_words(path: &Path) -> Result<Vec<Word>> {
+    paths::existing_file(path)?;
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let value: Value = serde_json::from_str(&text)
@@ -148,6 +157,7 @@ pub fn style(engine: &Engine, template: Option<&str>, config: Option<&Path>) -> 
     let patch = match config {
         None => ConfigPatch::default(),
         Some(path) => {
+            paths::existing_file(path)?;
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading {}", path.display()))?;
             let value: Value = serde_json::from_str(&text)
@@ -182,12 +192,33 @@ pub struct BurnArgs<'a> {
 }
 
 pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
+    // Everything that can be checked is checked before a transcription that may take minutes.
+    paths::existing_file(args.video)?;
+    paths::output_folder(args.output)?;
+    caption_media::check_output(args.output)?;
+    paths::not_the_input(args.video, args.output)?;
+    let info = caption_media::probe(args.video)?;
+    match &info.video {
+        None => bail!(
+            "{}: has no video stream (an audio file has no picture to burn captions into)",
+            args.video.display()
+        ),
+        Some(v) if v.is_still_image => {
+            bail!("{}: is a still image, not a video", args.video.display())
+        }
+        Some(_) => {}
+    }
+    let given_words = match (args.words, args.transcribe) {
+        (Some(path), false) => Some(read_words(path)?),
+        (None, true) => None,
+        _ => bail!("give the words with --words WORDS.json, or --transcribe to make them"),
+    };
     let local = local_engine(args.model, args.templates_dir, 0)?;
     let engine = &local.engine;
     let config = style(engine, args.template, args.config)?;
-    let words = match (args.words, args.transcribe) {
-        (Some(path), false) => read_words(path)?,
-        (None, true) => {
+    let words = match given_words {
+        Some(words) => words,
+        None => {
             let progress = bar("transcribing");
             let report = progress.clone();
             let words = runtime()?
@@ -198,19 +229,25 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
             progress.finish_and_clear();
             words
         }
-        _ => bail!("give the words with --words WORDS.json, or --transcribe to make them"),
     };
     let progress = bar("burning");
     let report = progress.clone();
+    let (_running, cancel) = interrupt::BurnGuard::start();
     let options = BurnOptions::default()
         .with_preset(args.preset)
         .with_crf(args.crf)
+        .with_cancel(cancel)
         .with_progress(move |f| report.set_position((f * 100.0).round() as u64));
     let started = Instant::now();
-    let result = engine
-        .burn_file(args.video, args.output, &words, &config, &options)
-        .with_context(|| format!("burning captions into {}", args.video.display()))?;
+    let result = engine.burn_file(args.video, args.output, &words, &config, &options);
     progress.finish_and_clear();
+    let result = match result {
+        Err(_) if interrupt::interrupted() => {
+            eprintln!("interrupted: {} was not written", args.output.display());
+            return Ok(ExitCode::from(interrupt::interrupted_exit_code()));
+        }
+        other => other?,
+    };
     eprintln!(
         "{} → {} ({} frames, {} words, {:.1} s)",
         args.video.display(),
@@ -220,183 +257,6 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
         started.elapsed().as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-const VIDEO_EXTENSIONS: &[&str] = &[
-    "mp4", "mov", "m4v", "mkv", "webm", "avi", "mpg", "mpeg", "ts", "mts", "wmv", "flv", "3gp",
-];
-
-/// `*` and `?` wildcards over one file name.
-fn wildcard(pattern: &[u8], name: &[u8]) -> bool {
-    match (pattern.first(), name.first()) {
-        (None, None) => true,
-        (Some(b'*'), _) => {
-            wildcard(&pattern[1..], name) || (!name.is_empty() && wildcard(pattern, &name[1..]))
-        }
-        (Some(b'?'), Some(_)) => wildcard(&pattern[1..], &name[1..]),
-        (Some(p), Some(n)) if p == n => wildcard(&pattern[1..], &name[1..]),
-        _ => false,
-    }
-}
-
-/// The videos a batch covers: every video file in a folder, or the files a `*`/`?` pattern
-/// (quoted, so the shell leaves it alone) matches, sorted.
-pub fn batch_inputs(spec: &str) -> Result<Vec<PathBuf>> {
-    let path = Path::new(spec);
-    let (dir, pattern) = if path.is_dir() {
-        (path.to_owned(), None)
-    } else if spec.contains(['*', '?']) {
-        let dir = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("*");
-        (dir.to_owned(), Some(name.to_owned()))
-    } else if path.is_file() {
-        return Ok(vec![path.to_owned()]);
-    } else {
-        bail!("{spec}: no such folder or file, and not a pattern");
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
-        .filter(|p| match &pattern {
-            Some(pattern) => p
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| wildcard(pattern.as_bytes(), n.as_bytes())),
-            None => p
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| VIDEO_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str())),
-        })
-        .collect();
-    files.sort();
-    Ok(files)
-}
-
-pub struct BatchArgs<'a> {
-    pub inputs: &'a str,
-    pub template: Option<&'a str>,
-    pub config: Option<&'a Path>,
-    pub out_dir: &'a Path,
-    pub jobs: usize,
-    pub lang: &'a str,
-    pub model: &'a str,
-    pub templates_dir: Option<&'a Path>,
-}
-
-enum Outcome {
-    Done,
-    Skipped,
-    Failed(String),
-}
-
-pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
-    let inputs = batch_inputs(args.inputs)?;
-    if inputs.is_empty() {
-        bail!("{}: no videos found", args.inputs);
-    }
-    std::fs::create_dir_all(args.out_dir)
-        .with_context(|| format!("creating {}", args.out_dir.display()))?;
-    let jobs = args.jobs.max(1);
-    let cores = std::thread::available_parallelism().map_or(2, usize::from);
-    // Files run side by side share the cores between their transcriptions.
-    let local = local_engine(args.model, args.templates_dir, (cores / jobs).max(1))?;
-    let config = style(&local.engine, args.template, args.config)?;
-    let overall = if std::io::stderr().is_terminal() {
-        ProgressBar::new(inputs.len() as u64)
-    } else {
-        ProgressBar::hidden()
-    };
-    let queue = std::sync::Mutex::new(inputs.iter().enumerate());
-    let results: std::sync::Mutex<Vec<Option<Outcome>>> =
-        std::sync::Mutex::new((0..inputs.len()).map(|_| None).collect());
-    let rt = runtime()?;
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.min(inputs.len()) {
-            scope.spawn(|| {
-                loop {
-                    let next = queue
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .next();
-                    let Some((i, input)) = next else { break };
-                    let outcome = batch_one(&local.engine, &rt, input, args, &config);
-                    let line = match &outcome {
-                        Outcome::Done => format!("done     {}", input.display()),
-                        Outcome::Skipped => format!("skipped  {} (output exists)", input.display()),
-                        Outcome::Failed(why) => format!("FAILED   {}: {why}", input.display()),
-                    };
-                    overall.println(&line);
-                    overall.inc(1);
-                    results
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)[i] = Some(outcome);
-                }
-            });
-        }
-    });
-    overall.finish_and_clear();
-    let results = results
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let (mut done, mut skipped, mut failed) = (0, 0, Vec::new());
-    for (input, outcome) in inputs.iter().zip(results) {
-        match outcome {
-            Some(Outcome::Done) => done += 1,
-            Some(Outcome::Skipped) => skipped += 1,
-            Some(Outcome::Failed(why)) => failed.push(format!("{}: {why}", input.display())),
-            None => failed.push(format!("{}: not processed", input.display())),
-        }
-    }
-    eprintln!(
-        "{} videos: {done} captioned, {skipped} skipped (already done), {} failed",
-        inputs.len(),
-        failed.len()
-    );
-    for f in &failed {
-        eprintln!("  failed: {f}");
-    }
-    Ok(if failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
-}
-
-fn batch_one(
-    engine: &Engine,
-    rt: &tokio::runtime::Runtime,
-    input: &Path,
-    args: &BatchArgs<'_>,
-    config: &Config,
-) -> Outcome {
-    let stem = input
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("video");
-    let output = args.out_dir.join(format!("{stem}.mp4"));
-    if output.exists() {
-        return Outcome::Skipped;
-    }
-    let words_file = args.out_dir.join(format!("{stem}.words.json"));
-    let words = match read_words(&words_file) {
-        Ok(words) => words,
-        Err(_) => match rt.block_on(engine.transcribe_file(input, args.lang, |_| {})) {
-            Ok(words) => {
-                // Kept so a re-run after a failed burn need not transcribe again.
-                let _ = std::fs::write(&words_file, formats::render(&words, Format::Json));
-                words
-            }
-            Err(e) => return Outcome::Failed(format!("transcription: {e}")),
-        },
-    };
-    match engine.burn_file(input, &output, &words, config, &BurnOptions::default()) {
-        Ok(_) => Outcome::Done,
-        Err(e) => Outcome::Failed(format!("burn: {e}")),
-    }
 }
 
 pub struct PreviewArgs<'a> {
@@ -411,6 +271,13 @@ pub struct PreviewArgs<'a> {
 }
 
 pub fn preview(args: &PreviewArgs<'_>) -> Result<ExitCode> {
+    if paths::extension(args.output).as_deref() != Some("png") {
+        bail!(
+            "{}: previews are PNG images; name the file .png",
+            args.output.display()
+        );
+    }
+    paths::output_folder(args.output)?;
     let local = local_engine("base", args.templates_dir, 0)?;
     let config = style(&local.engine, args.template, args.config)?;
     let words = read_words(args.words)?;

@@ -22,12 +22,16 @@ pub struct Flags {
 /// key on first run when none is configured, prints it with a ready curl line and serves until
 /// a signal.
 pub fn run(flags: Flags) -> anyhow::Result<()> {
+    use std::io::IsTerminal as _;
+    // whisper.cpp's model-loading chatter arrives as info events of `whisper_rs`: shown only
+    // when asked for (RUST_LOG=whisper_rs=debug).
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,whisper_rs=warn")),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     let mut config = ServiceConfig::load(flags.config.as_deref())?;
     if let Some(bind) = flags.bind {
@@ -53,6 +57,10 @@ pub fn run(flags: Flags) -> anyhow::Result<()> {
         let key = generated_key.as_deref().unwrap_or("$CAPTIONS_API_KEY");
         let mut out = std::io::stdout().lock();
         writeln!(out, "captions serve: listening on {base}")?;
+        writeln!(
+            out,
+            "studio: open {base}/ in your browser to caption a video"
+        )?;
         if let Some(key) = &generated_key {
             writeln!(out, "API key: {key}")?;
         }

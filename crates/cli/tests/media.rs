@@ -279,23 +279,17 @@ fn batch_skips_done_work_and_reports_the_bad_file() {
     )
     .unwrap();
     let out = dir.path().join("out");
-    let first = captions(&[
-        "batch",
-        videos.to_str().unwrap(),
-        "--template",
-        "one-word",
-        "--out",
-        out.to_str().unwrap(),
-        "--jobs",
-        "2",
-    ]);
-    assert_eq!(
-        first.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
-    let stderr = String::from_utf8_lossy(&first.stderr);
+    // `captions batch INPUTS --template TEMPLATE --out OUT` plus `more`; its stderr.
+    let batch = |inputs: &Path, template: &str, more: &[&str]| {
+        let mut args = vec!["batch", inputs.to_str().unwrap(), "--template", template];
+        args.extend(["--out", out.to_str().unwrap()]);
+        args.extend_from_slice(more);
+        let output = captions(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        (output.status.code(), stderr)
+    };
+    let (code, stderr) = batch(&videos, "one-word", &["--jobs", "2"]);
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.contains("5 videos: 4 captioned, 0 skipped (already done), 1 failed"),
         "{stderr}"
@@ -306,15 +300,48 @@ fn batch_skips_done_work_and_reports_the_bad_file() {
     }
     assert!(!out.join("broken.mp4").exists(), "no partial output");
 
-    let second = captions(&[
-        "batch",
-        videos.to_str().unwrap(),
-        "--template",
-        "one-word",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let stderr = String::from_utf8_lossy(&second.stderr);
+    let (code, stderr) = batch(&videos, "one-word", &[]);
     assert!(stderr.contains("4 skipped"), "{stderr}");
-    assert_eq!(second.status.code(), Some(1));
+    assert_eq!(code, Some(1));
+    let fingerprint = std::fs::read_to_string(out.join("clip0.fingerprint")).unwrap();
+
+    // Another style re-captions every video (from the kept words: no transcription).
+    let modified = std::fs::metadata(out.join("clip0.mp4"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let (_, stderr) = batch(&videos, "karaoke", &[]);
+    assert!(
+        stderr.contains("5 videos: 4 captioned, 0 skipped (already done), 1 failed"),
+        "{stderr}"
+    );
+    assert_ne!(
+        std::fs::read_to_string(out.join("clip0.fingerprint")).unwrap(),
+        fingerprint
+    );
+    assert_ne!(
+        std::fs::metadata(out.join("clip0.mp4"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        modified
+    );
+
+    // Edited words re-caption that video alone.
+    let words_file = out.join("clip1.words.json");
+    let edited = std::fs::read_to_string(&words_file).unwrap().replacen(
+        "\"punctuated_word\": \"",
+        "\"punctuated_word\": \"X",
+        1,
+    );
+    std::fs::write(&words_file, edited).unwrap();
+    let (_, stderr) = batch(&videos, "karaoke", &[]);
+    assert!(stderr.contains("1 captioned, 3 skipped"), "{stderr}");
+
+    // --force redoes everything, transcription included.
+    std::fs::write(&words_file, "[]").unwrap();
+    let (code, stderr) = batch(&videos.join("clip1.mp4"), "karaoke", &["--force"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("1 videos: 1 captioned"), "{stderr}");
+    assert_ne!(std::fs::read_to_string(&words_file).unwrap().trim(), "[]");
 }

@@ -209,7 +209,7 @@ impl Engine {
             return Err(Error::invalid(
                 "lang",
                 format!(
-                    "language {lang:?} needs a multilingual model; this server's model ({}) transcribes English only",
+                    "language {lang:?} needs a multilingual model; the model ({}) transcribes English only",
                     self.inner.options.model
                 ),
             ));

@@ -56,6 +56,7 @@ impl Error {
             Self::Media(M::NoVideo { .. }) => "no_video",
             Self::Media(M::StillImage { .. }) => "not_a_video",
             Self::Media(M::Unreadable { .. } | M::Decode { .. }) => "unreadable_input",
+            Self::Media(M::NotFound { .. }) => "input_not_found",
             Self::Media(M::Cancelled { .. }) | Self::Transcribe(T::Cancelled) => "cancelled",
             Self::Transcribe(T::InvalidLanguage { .. } | T::LanguageNotSupported { .. }) => {
                 "unsupported_language"
@@ -96,6 +97,7 @@ fn media_message(e: &caption_media::Error) -> String {
         M::NoAudio { .. } => "the input has no audio stream".to_owned(),
         M::NoVideo { .. } => "the input has no video stream".to_owned(),
         M::StillImage { .. } => "the input is a still image, not a video".to_owned(),
+        M::NotFound { .. } => "the input file was not found".to_owned(),
         M::Unreadable { reason, .. } => format!("the input cannot be read as media: {reason}"),
         M::Decode { stream, reason, .. } => {
             format!("the input's {stream} stream cannot be decoded: {reason}")

@@ -138,7 +138,10 @@ impl fmt::Debug for ServiceConfig {
             .field("bind", &self.bind)
             .field("public_url", &self.public_url)
             .field("data_dir", &self.data_dir)
-            .field("api_keys", &format_args!("<{} keys>", self.api_keys.len()))
+            .field(
+                "api_keys",
+                &format_args!("<{} inline keys>", self.api_keys.len()),
+            )
             .field("api_key_file", &self.api_key_file)
             .field("model", &self.model)
             .field("workers", &self.workers)

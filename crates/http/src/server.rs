@@ -29,6 +29,8 @@ impl Server {
     /// start without an API key: an open service would let anyone burn CPU and fill disks.
     pub async fn bind(config: ServiceConfig) -> Result<Self> {
         let keys = ApiKeys::new(config.resolve_api_keys()?);
+        // Inline keys and the key file's, counted once resolved (never printed).
+        let key_count = keys.len();
         if keys.is_empty() {
             return Err(Error::Config(
                 "no API key: set api_keys or api_key_file (CAPTIONS_API_KEYS, CAPTIONS_API_KEY_FILE)"
@@ -73,7 +75,13 @@ impl Server {
         if let Some(authority) = opened.local {
             state = state.with_local_storage(authority);
         }
-        tracing::info!(?config, %local_addr, %public_url, "service ready");
+        tracing::info!(
+            ?config,
+            api_keys = key_count,
+            %local_addr,
+            %public_url,
+            "service ready"
+        );
         Ok(Self {
             listener,
             local_addr,

@@ -54,7 +54,8 @@ impl AudioReader {
     /// Opens `path` and its best audio stream.
     ///
     /// # Errors
-    /// [`Error::Unreadable`] if the file cannot be opened as media, [`Error::NoAudio`] if it has
+    /// [`Error::NotFound`] if there is no file, [`Error::Unreadable`] if it cannot be opened as
+    /// media, [`Error::NoAudio`] if it has
     /// no audio stream, [`Error::Decode`] if no decoder opens for that stream.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_owned();
@@ -284,8 +285,8 @@ impl Iterator for AudioReader {
 /// [`AudioReader`] for inputs that fit in memory (one hour is about 230 MB).
 ///
 /// # Errors
-/// As [`AudioReader::open`] and [`AudioReader::next_chunk`]: [`Error::Unreadable`] for missing,
-/// corrupt or truncated files, [`Error::NoAudio`] when there is no audio stream.
+/// As [`AudioReader::open`] and [`AudioReader::next_chunk`]: [`Error::NotFound`] for a missing
+/// file, [`Error::Unreadable`] for corrupt or truncated ones, [`Error::NoAudio`] when there is no audio stream.
 pub fn decode_audio_16k_mono(path: impl AsRef<Path>) -> Result<Vec<f32>> {
     let mut reader = AudioReader::open(path)?;
     let expected = (reader.duration_s() * f64::from(AUDIO_SAMPLE_RATE_HZ)) as usize;

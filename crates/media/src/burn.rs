@@ -137,10 +137,10 @@ const MAX_CONSECUTIVE_DECODE_ERRORS: u32 = 100;
 /// cancelled, nothing is left behind.
 ///
 /// # Errors
-/// [`Error::Unreadable`] (missing, corrupt, truncated input), [`Error::NoVideo`] (audio-only),
-/// [`Error::StillImage`] (an image), [`Error::UnsupportedOutput`] (an extension with no
-/// H.264-capable container), [`Error::Decode`], [`Error::Encode`], [`Error::Io`],
-/// [`Error::Cancelled`].
+/// [`Error::NotFound`] (missing input), [`Error::Unreadable`] (corrupt, truncated input),
+/// [`Error::NoVideo`] (audio-only), [`Error::StillImage`] (an image),
+/// [`Error::UnsupportedOutput`] (an extension with no H.264-capable container),
+/// [`Error::Decode`], [`Error::Encode`], [`Error::Io`], [`Error::Cancelled`].
 pub fn burn(
     input: impl AsRef<Path>,
     output: impl AsRef<Path>,
@@ -167,7 +167,7 @@ pub fn burn(
 }
 
 /// The muxer FFmpeg picks for `output`'s name, if it can hold H.264.
-fn output_muxer(output: &Path) -> Result<String> {
+pub(crate) fn output_muxer(output: &Path) -> Result<String> {
     ff::init();
     let unsupported = |reason: String| Error::UnsupportedOutput {
         path: output.to_owned(),

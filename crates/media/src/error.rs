@@ -4,8 +4,11 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The file does not exist, cannot be opened, is not a media file FFmpeg knows, or is
-    /// damaged (truncated, corrupt) so that it cannot be read.
+    /// There is no file at this path.
+    #[error("{path}: file not found")]
+    NotFound { path: PathBuf },
+    /// The file cannot be opened, is not a media file FFmpeg knows, or is damaged (truncated,
+    /// corrupt) so that it cannot be read.
     #[error("{path}: unreadable media: {reason}")]
     Unreadable { path: PathBuf, reason: String },
     /// The file is readable media but has no audio stream.

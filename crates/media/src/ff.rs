@@ -25,6 +25,11 @@ pub(crate) fn init() {
 pub(crate) fn open_input(path: &Path) -> Result<Input> {
     init();
     if let Err(source) = std::fs::metadata(path) {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            return Err(Error::NotFound {
+                path: path.to_owned(),
+            });
+        }
         return Err(Error::Unreadable {
             path: path.to_owned(),
             reason: source.to_string(),

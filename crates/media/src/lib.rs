@@ -22,4 +22,4 @@ pub use blend::{Colorimetry, FrameMut, PlaneLayout, PreparedOverlay, YuvMatrix, 
 pub use burn::{AudioOutcome, BurnOptions, BurnReport, burn};
 pub use error::{Error, Result};
 pub use overlay::{NoOverlay, Overlay, OverlaySource};
-pub use probe::{AudioInfo, MediaInfo, VideoInfo, probe};
+pub use probe::{AudioInfo, MediaInfo, VideoInfo, check_output, probe};

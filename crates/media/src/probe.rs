@@ -6,6 +6,26 @@ use ffmpeg_next as ffmpeg;
 use crate::ff;
 use crate::{Error, Result};
 
+/// Checks, before any work, that [`crate::burn`] can write `output`: its extension names a
+/// container that holds H.264 and its folder exists.
+///
+/// # Errors
+/// [`Error::UnsupportedOutput`] for the extension, [`Error::Io`] for a missing folder.
+pub fn check_output(output: impl AsRef<Path>) -> Result<()> {
+    let output = output.as_ref();
+    crate::burn::output_muxer(output)?;
+    match output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => Err(Error::Io {
+            path: output.to_owned(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "the output folder does not exist",
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// What [`probe`] finds in a media file.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -61,7 +81,8 @@ pub struct AudioInfo {
 /// Reads the duration and the main video and audio streams' facts of any file FFmpeg reads.
 ///
 /// # Errors
-/// [`Error::Unreadable`] when the file is missing or is not media FFmpeg can open.
+/// [`Error::NotFound`] when there is no file, [`Error::Unreadable`] when it is not media FFmpeg
+/// can open.
 pub fn probe(path: impl AsRef<Path>) -> Result<MediaInfo> {
     let path = path.as_ref();
     let input = ff::open_input(path)?;

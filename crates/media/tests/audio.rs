@@ -118,7 +118,7 @@ fn video_without_audio_is_no_audio() {
 }
 
 #[test]
-fn garbage_missing_and_truncated_files_are_unreadable() {
+fn garbage_and_truncated_files_are_unreadable_and_missing_ones_not_found() {
     let dir = tmp();
     let garbage = path(dir.path(), "garbage.mp4");
     std::fs::write(&garbage, vec![0x5a_u8; 64 * 1024]).unwrap();
@@ -136,7 +136,7 @@ fn garbage_missing_and_truncated_files_are_unreadable() {
     let bytes = std::fs::read(&whole).unwrap();
     let truncated = path(dir.path(), "truncated.m4a");
     std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
-    for file in [&garbage, &missing, &truncated] {
+    for file in [&garbage, &truncated] {
         let err = decode_audio_16k_mono(file).unwrap_err();
         assert!(
             matches!(err, Error::Unreadable { ref path, .. } if path == file),
@@ -144,6 +144,13 @@ fn garbage_missing_and_truncated_files_are_unreadable() {
         );
         assert!(matches!(probe(file), Err(Error::Unreadable { .. })));
     }
+    // A missing file is said to be missing, not unreadable.
+    let err = decode_audio_16k_mono(&missing).unwrap_err();
+    assert!(
+        matches!(err, Error::NotFound { ref path } if path == &missing),
+        "{err:?}"
+    );
+    assert!(matches!(probe(&missing), Err(Error::NotFound { .. })));
 }
 
 #[test]

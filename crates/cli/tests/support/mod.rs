@@ -128,6 +128,20 @@ pub fn run(program: &str, args: &[&str]) -> Vec<u8> {
     out.stdout
 }
 
+/// FFmpeg's arguments for a small, quickly made H.264 picture.
+pub fn h264_fast() -> Vec<&'static str> {
+    "-c:v libx264 -preset ultrafast -pix_fmt yuv420p"
+        .split(' ')
+        .collect()
+}
+
+/// FFmpeg, quiet and overwriting, with `args`.
+pub fn ffmpeg(args: &[&str]) {
+    let mut all = vec!["-hide_banner", "-loglevel", "error", "-y"];
+    all.extend_from_slice(args);
+    run("ffmpeg", &all);
+}
+
 /// `text` spoken by espeak-ng's en-us voice at `words_per_minute`, as a WAV file at `path`.
 pub fn espeak_wav(path: &Path, words_per_minute: u32, text: &str) {
     run(

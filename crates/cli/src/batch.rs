@@ -1,0 +1,247 @@
+//! `captions batch`: every video of a folder (or a `*` pattern), transcribed and captioned,
+//! skipping the ones already captioned with the same style and words.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use caption_core::{Config, Word};
+use caption_engine::{BurnOptions, Engine};
+use indicatif::ProgressBar;
+use sha2::{Digest as _, Sha256};
+
+use crate::formats::{self, Format};
+use crate::media_cmds::{local_engine, read_words, runtime, style};
+use crate::{interrupt, paths};
+
+const VIDEO_EXTENSIONS: &[&str] = &[
+    "mp4", "mov", "m4v", "mkv", "webm", "avi", "mpg", "mpeg", "ts", "mts", "wmv", "flv", "3gp",
+];
+
+/// `*` and `?` wildcards over one file name.
+fn wildcard(pattern: &[u8], name: &[u8]) -> bool {
+    match (pattern.first(), name.first()) {
+        (None, None) => true,
+        (Some(b'*'), _) => {
+            wildcard(&pattern[1..], name) || (!name.is_empty() && wildcard(pattern, &name[1..]))
+        }
+        (Some(b'?'), Some(_)) => wildcard(&pattern[1..], &name[1..]),
+        (Some(p), Some(n)) if p == n => wildcard(&pattern[1..], &name[1..]),
+        _ => false,
+    }
+}
+
+/// The videos a batch covers: every video file in a folder, or the files a `*`/`?` pattern
+/// (quoted, so the shell leaves it alone) matches, sorted.
+pub fn batch_inputs(spec: &str) -> Result<Vec<PathBuf>> {
+    let path = Path::new(spec);
+    let (dir, pattern) = if path.is_dir() {
+        (path.to_owned(), None)
+    } else if spec.contains(['*', '?']) {
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("*");
+        (dir.to_owned(), Some(name.to_owned()))
+    } else if path.is_file() {
+        return Ok(vec![path.to_owned()]);
+    } else {
+        bail!("{spec}: no such folder or file, and not a pattern");
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .filter(|p| match &pattern {
+            Some(pattern) => p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| wildcard(pattern.as_bytes(), n.as_bytes())),
+            None => p
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| VIDEO_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str())),
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+pub struct BatchArgs<'a> {
+    pub inputs: &'a str,
+    pub template: Option<&'a str>,
+    pub config: Option<&'a Path>,
+    pub out_dir: &'a Path,
+    pub jobs: usize,
+    pub lang: &'a str,
+    pub model: &'a str,
+    pub templates_dir: Option<&'a Path>,
+    /// Transcribe and burn every video again, whatever was done before.
+    pub force: bool,
+}
+
+enum Outcome {
+    Done,
+    Skipped,
+    Failed(String),
+    /// Not started, or stopped, because of Ctrl-C or SIGTERM.
+    Interrupted,
+}
+
+/// What an output was made from: the config and the words, hashed. Kept beside the output as
+/// `<name>.fingerprint`, so a run with another template, config or word list re-captions the
+/// video instead of skipping it.
+fn fingerprint(config: &Config, words: &[Word]) -> Result<String> {
+    let mut hash = Sha256::new();
+    hash.update(serde_json::to_vec(config).context("serialising the config")?);
+    hash.update(b"\0");
+    hash.update(serde_json::to_vec(words).context("serialising the words")?);
+    Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
+    let inputs = batch_inputs(args.inputs)?;
+    if inputs.is_empty() {
+        bail!("{}: no videos found", args.inputs);
+    }
+    std::fs::create_dir_all(args.out_dir)
+        .with_context(|| format!("creating {}", args.out_dir.display()))?;
+    let jobs = args.jobs.max(1);
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    // Files run side by side share the cores between their transcriptions.
+    let local = local_engine(args.model, args.templates_dir, (cores / jobs).max(1))?;
+    let config = style(&local.engine, args.template, args.config)?;
+    let overall = if std::io::stderr().is_terminal() {
+        ProgressBar::new(inputs.len() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    let queue = std::sync::Mutex::new(inputs.iter().enumerate());
+    let results: std::sync::Mutex<Vec<Option<Outcome>>> =
+        std::sync::Mutex::new((0..inputs.len()).map(|_| None).collect());
+    let rt = runtime()?;
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(inputs.len()) {
+            scope.spawn(|| {
+                loop {
+                    let next = queue
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .next();
+                    let Some((i, input)) = next else { break };
+                    let outcome = if interrupt::interrupted() {
+                        Outcome::Interrupted
+                    } else {
+                        batch_one(&local.engine, &rt, input, args, &config)
+                    };
+                    let line = match &outcome {
+                        Outcome::Done => format!("done     {}", input.display()),
+                        Outcome::Skipped => format!(
+                            "skipped  {} (already captioned with this style)",
+                            input.display()
+                        ),
+                        Outcome::Failed(why) => format!("FAILED   {}: {why}", input.display()),
+                        Outcome::Interrupted => format!("stopped  {}", input.display()),
+                    };
+                    overall.println(&line);
+                    overall.inc(1);
+                    results
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)[i] = Some(outcome);
+                }
+            });
+        }
+    });
+    overall.finish_and_clear();
+    let results = results
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (mut done, mut skipped, mut stopped, mut failed) = (0, 0, 0, Vec::new());
+    for (input, outcome) in inputs.iter().zip(results) {
+        match outcome {
+            Some(Outcome::Done) => done += 1,
+            Some(Outcome::Skipped) => skipped += 1,
+            Some(Outcome::Interrupted) => stopped += 1,
+            Some(Outcome::Failed(why)) => failed.push(format!("{}: {why}", input.display())),
+            None => failed.push(format!("{}: not processed", input.display())),
+        }
+    }
+    eprintln!(
+        "{} videos: {done} captioned, {skipped} skipped (already done), {} failed",
+        inputs.len(),
+        failed.len()
+    );
+    for f in &failed {
+        eprintln!("  failed: {f}");
+    }
+    if stopped > 0 {
+        eprintln!("interrupted: {stopped} videos not captioned (run again to finish them)");
+        return Ok(ExitCode::from(interrupt::interrupted_exit_code()));
+    }
+    Ok(if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn batch_one(
+    engine: &Engine,
+    rt: &tokio::runtime::Runtime,
+    input: &Path,
+    args: &BatchArgs<'_>,
+    config: &Config,
+) -> Outcome {
+    let stem = input
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("video");
+    let output = args.out_dir.join(format!("{stem}.mp4"));
+    if paths::is_same_file(input, &output) {
+        return Outcome::Failed(format!(
+            "the output {} would replace the input; choose another --out folder",
+            output.display()
+        ));
+    }
+    let words_file = args.out_dir.join(format!("{stem}.words.json"));
+    let print_file = args.out_dir.join(format!("{stem}.fingerprint"));
+    let kept_words = if args.force {
+        None
+    } else {
+        read_words(&words_file).ok()
+    };
+    if let Some(words) = &kept_words
+        && output.exists()
+        && let Ok(kept) = std::fs::read_to_string(&print_file)
+        && fingerprint(config, words).is_ok_and(|now| now == kept.trim())
+    {
+        return Outcome::Skipped;
+    }
+    let words = match kept_words {
+        Some(words) => words,
+        None => match rt.block_on(engine.transcribe_file(input, args.lang, |_| {})) {
+            Ok(words) => {
+                // Kept so a re-run after a failed burn need not transcribe again.
+                let _ = std::fs::write(&words_file, formats::render(&words, Format::Json));
+                words
+            }
+            Err(_) if interrupt::interrupted() => return Outcome::Interrupted,
+            Err(e) => return Outcome::Failed(format!("transcription: {e}")),
+        },
+    };
+    let (_running, cancel) = interrupt::BurnGuard::start();
+    let options = BurnOptions::default().with_cancel(cancel);
+    match engine.burn_file(input, &output, &words, config, &options) {
+        Ok(_) => {}
+        Err(_) if interrupt::interrupted() => return Outcome::Interrupted,
+        Err(e) => return Outcome::Failed(format!("burn: {e}")),
+    }
+    match fingerprint(config, &words)
+        .and_then(|print| Ok(std::fs::write(&print_file, print + "\n")?))
+    {
+        Ok(()) => Outcome::Done,
+        Err(e) => Outcome::Failed(format!("writing {}: {e:#}", print_file.display())),
+    }
+}

@@ -1,0 +1,114 @@
+//! Checks on the files a command is given, made before any work starts, so that a mistake is
+//! reported at once and in the user's words.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+
+/// A file the user named as input must exist (and be a file, not a folder).
+pub fn existing_file(path: &Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => bail!("{}: is a folder, not a file", path.display()),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            bail!("{}: file not found", path.display())
+        }
+        Err(e) => bail!("{}: cannot be read: {e}", path.display()),
+    }
+}
+
+/// The folder an output goes into must exist.
+pub fn output_folder(output: &Path) -> Result<()> {
+    match output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => bail!(
+            "{}: the output folder {} does not exist",
+            output.display(),
+            dir.display()
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// Where `path` is once symbolic links and `..` are resolved; for a file not written yet, its
+/// folder's resolved path joined with its name.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = path.canonicalize() {
+        return Some(p);
+    }
+    let name = path.file_name()?;
+    let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => dir.canonicalize().ok()?,
+        None => std::env::current_dir().ok()?,
+    };
+    Some(dir.join(name))
+}
+
+/// Whether writing `output` would overwrite `input` (the same path, or another name of the
+/// same file).
+pub fn is_same_file(input: &Path, output: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        if let (Ok(a), Ok(b)) = (std::fs::metadata(input), std::fs::metadata(output)) {
+            return a.dev() == b.dev() && a.ino() == b.ino();
+        }
+    }
+    match (resolved(input), resolved(output)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// A burn must never replace its own input.
+pub fn not_the_input(input: &Path, output: &Path) -> Result<()> {
+    if is_same_file(input, output) {
+        bail!(
+            "{}: the output is the input video; choose another output name (the original would be lost)",
+            output.display()
+        );
+    }
+    Ok(())
+}
+
+/// The lower-case extension of `path`, if it has one.
+pub fn extension(path: &Path) -> Option<String> {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_file_under_two_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.mp4");
+        std::fs::write(&file, b"x").unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        assert!(is_same_file(&file, &sub.join("../a.mp4")));
+        assert!(!is_same_file(&file, &dir.path().join("b.mp4")));
+        assert!(not_the_input(&file, &file).is_err());
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link.mp4");
+            std::os::unix::fs::symlink(&file, &link).unwrap();
+            assert!(is_same_file(&file, &link));
+        }
+    }
+
+    #[test]
+    fn missing_inputs_and_folders_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nothere.mp4");
+        let e = existing_file(&missing).unwrap_err().to_string();
+        assert!(e.ends_with("nothere.mp4: file not found"), "{e}");
+        let e = output_folder(&dir.path().join("no/out.mp4"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("the output folder"), "{e}");
+        assert!(output_folder(Path::new("out.mp4")).is_ok());
+    }
+}
