@@ -18,42 +18,21 @@ use serde_json::json;
 
 mod support;
 
-use support::{
-    Client, S3_ACCESS_KEY, S3_BUCKET, S3_SECRET_KEY, S3sServer, Service, espeak_wav, run,
-};
+use caption_testkit::media;
+use support::{Client, S3_ACCESS_KEY, S3_BUCKET, S3_SECRET_KEY, S3sServer, Service, run};
 
 const W: usize = 640;
 const H: usize = 360;
 
 /// A gray 640x360 video whose audio is espeak-ng saying a short English sentence.
 fn speech_video(dir: &Path) -> PathBuf {
-    let wav = dir.join("speech.wav");
-    espeak_wav(&wav, 140, "Hello world. This is a caption test.");
-    let video = dir.join("speech.mp4");
-    run(
-        "ffmpeg",
-        &[
-            "-hide_banner",
-            "-loglevel",
-            "error",
-            "-y",
-            "-f",
-            "lavfi",
-            "-i",
-            &format!("color=c=gray:s={W}x{H}:r=25"),
-            "-i",
-            wav.to_str().unwrap(),
-            "-shortest",
-            "-c:v",
-            "libx264",
-            "-pix_fmt",
-            "yuv420p",
-            "-c:a",
-            "aac",
-            video.to_str().unwrap(),
-        ],
-    );
-    video
+    let picture = format!("color=c=gray:s={W}x{H}:r=25");
+    media::speech_video(
+        &dir.join("speech.mp4"),
+        &picture,
+        "Hello world. This is a caption test.",
+    )
+    .unwrap()
 }
 
 fn duration_s(path: &Path) -> f64 {
@@ -95,25 +74,7 @@ fn stream_kinds(path: &Path) -> Vec<String> {
 
 /// Pixels of the frame shown at `t_s` that are far from the gray background.
 fn caption_pixels_at(path: &Path, t_s: f64) -> usize {
-    let rgb = run(
-        "ffmpeg",
-        &[
-            "-hide_banner",
-            "-loglevel",
-            "error",
-            "-ss",
-            &format!("{t_s:.3}"),
-            "-i",
-            path.to_str().unwrap(),
-            "-frames:v",
-            "1",
-            "-f",
-            "rawvideo",
-            "-pix_fmt",
-            "rgb24",
-            "-",
-        ],
-    );
+    let rgb = media::frame_rgb_at(path, t_s).unwrap();
     assert_eq!(rgb.len(), W * H * 3);
     rgb.chunks_exact(3)
         .filter(|p| p.iter().any(|&c| c.abs_diff(128) > 60))

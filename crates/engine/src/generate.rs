@@ -66,7 +66,7 @@ impl OverlaySource for CaptionSource {
     }
 }
 
-fn caption_error(e: caption_render::Error) -> Error {
+pub(crate) fn caption_error(e: caption_render::Error) -> Error {
     match e {
         caption_render::Error::InvalidConfig(errors) => Error::Invalid(errors),
         caption_render::Error::Fonts(caption_layout_error) => {

@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use crate::auth::{ApiKeys, require_api_key};
 use crate::storage_routes::{StorageRoutes, storage_router};
-use crate::{ApiError, openapi};
+use crate::{ApiError, openapi, preview, studio};
 
 /// Longest file name `/signedUrl` takes (the key keeps at most 100 characters of it).
 const MAX_FILE_NAME_CHARS: usize = 1024;
@@ -74,9 +74,9 @@ impl AppState {
     }
 }
 
-/// The whole service: the seven endpoints under `/v1` (x-api-key), `/v1/openapi.json`,
-/// `/healthz` and, for local storage, the signed upload and download routes. Every error,
-/// unknown paths included, is a JSON body.
+/// The whole service: the seven endpoints under `/v1` (x-api-key) with `/v1/preview`,
+/// `/v1/openapi.json`, `/healthz`, the studio page at `/` and, for local storage, the signed
+/// upload and download routes. Every error, unknown paths included, is a JSON body.
 pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/v1/transcript", post(create_transcript))
@@ -93,6 +93,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/templates/{templateId}", get(get_template))
         .route("/v1/signedUrl", get(signed_url))
         .route("/v1/fonts", get(list_fonts))
+        .route("/v1/preview", post(preview::preview))
         .route_layer(middleware::from_fn_with_state(
             state.keys.clone(),
             require_api_key,
@@ -112,6 +113,7 @@ pub fn router(state: AppState) -> Router {
             }),
         )
         .route("/healthz", get(healthz))
+        .merge(studio::studio_router())
         .merge(api);
     if let Some(authority) = state.local {
         app = app.merge(storage_router(StorageRoutes {
@@ -129,7 +131,7 @@ async fn healthz() -> Json<Value> {
 
 /// A JSON body as a loose value, for the validators to walk; 400 when it does not parse,
 /// 413 when it is over the limit.
-pub(crate) struct JsonBody(Value);
+pub(crate) struct JsonBody(pub(crate) Value);
 
 impl FromRequest<AppState> for JsonBody {
     type Rejection = ApiError;

@@ -3,8 +3,9 @@
 //! [`router`] maps the interface's seven endpoints under `/v1` onto an
 //! [`Engine`](caption_engine::Engine), behind an `x-api-key` check ([`ApiKeys`], constant
 //! time), with `{"error": {"code", "message"}}` bodies for every failure ([`ApiError`]), plus
-//! `/v1/openapi.json` ([`openapi`]), `/healthz` and, for local storage, the signed upload and
-//! download routes ([`storage_router`]). [`serve`] runs it all from a [`ServiceConfig`] (one
+//! `/v1/openapi.json` ([`openapi`]), `/healthz`, `POST /v1/preview` (one caption frame as a
+//! PNG), the studio page at `/` (a browser client of the same API, its files compiled in) and,
+//! for local storage, the signed upload and download routes ([`storage_router`]). [`serve`] runs it all from a [`ServiceConfig`] (one
 //! TOML file plus `CAPTIONS_*` environment overrides) with graceful shutdown.
 
 mod api;
@@ -12,8 +13,10 @@ mod auth;
 mod config;
 mod error;
 mod openapi;
+mod preview;
 mod server;
 mod storage_routes;
+mod studio;
 
 pub use api::{AppState, router};
 pub use auth::ApiKeys;

@@ -581,6 +581,7 @@ impl Modify for ApiKeyScheme {
         crate::api::get_template,
         crate::api::signed_url,
         crate::api::list_fonts,
+        crate::preview::preview,
     ),
     modifiers(&ApiKeyScheme),
     tags((name = "captions"))

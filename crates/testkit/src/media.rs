@@ -1,0 +1,91 @@
+//! Media for tests, made with Debian's `espeak-ng` and `ffmpeg`: a video whose audio is
+//! spoken text, and the pixels of one of its frames.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context as _, ensure};
+
+/// Runs `program` with `args` and returns its standard output; fails with its standard error.
+pub fn run(program: &str, args: &[&str]) -> anyhow::Result<Vec<u8>> {
+    let out = Command::new(program)
+        .args(args)
+        .output()
+        .with_context(|| format!("{program} must be installed (scripts/setup-system)"))?;
+    ensure!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(out.stdout)
+}
+
+fn utf8(path: &Path) -> anyhow::Result<&str> {
+    path.to_str()
+        .with_context(|| format!("{} is not UTF-8", path.display()))
+}
+
+/// Writes `text` spoken by espeak-ng's American English voice at `words_per_minute` to `wav`.
+pub fn espeak_wav(wav: &Path, words_per_minute: u32, text: &str) -> anyhow::Result<()> {
+    let rate = words_per_minute.to_string();
+    run(
+        "espeak-ng",
+        &["-v", "en-us", "-s", &rate, "-w", utf8(wav)?, text],
+    )?;
+    Ok(())
+}
+
+/// An H.264/AAC MP4 at `video`: the picture of ffmpeg's lavfi source `picture` (for example
+/// `color=c=gray:s=640x360:r=25`), the audio `text` spoken at 140 words a minute, as long as
+/// the speech.
+pub fn speech_video(video: &Path, picture: &str, text: &str) -> anyhow::Result<PathBuf> {
+    let wav = video.with_extension("wav");
+    espeak_wav(&wav, 140, text)?;
+    run(
+        "ffmpeg",
+        &[
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            picture,
+            "-i",
+            utf8(&wav)?,
+            "-shortest",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            utf8(video)?,
+        ],
+    )?;
+    Ok(video.to_owned())
+}
+
+/// The frame a player shows at `t_s`, as packed RGB24 rows.
+pub fn frame_rgb_at(video: &Path, t_s: f64) -> anyhow::Result<Vec<u8>> {
+    run(
+        "ffmpeg",
+        &[
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-ss",
+            &format!("{t_s:.3}"),
+            "-i",
+            utf8(video)?,
+            "-frames:v",
+            "1",
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "rgb24",
+            "-",
+        ],
+    )
+}
