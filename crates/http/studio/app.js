@@ -130,9 +130,9 @@ video.addEventListener("loadedmetadata", () => {
   state.frame = { width: video.videoWidth, height: video.videoHeight };
   const ar = video.videoWidth / video.videoHeight;
   document.documentElement.style.setProperty("--ar", `${ar}`);
-  // Portrait thumbnails are cropped to 3:4 (the caption band stays in view).
-  document.documentElement.style.setProperty("--thumb-ar", `${Math.max(ar, 0.75)}`);
   $("seek").max = video.duration.toFixed(2);
+  // A paused video shows no picture until it has been positioned once.
+  if (video.currentTime === 0) video.currentTime = 0.001;
   tick();
 });
 video.addEventListener("play", () => {

@@ -126,7 +126,13 @@ impl Studio {
 
     /// Screenshots of the step at each width, with `focus` scrolled into view.
     async fn shoot(&mut self, step: &str, focus: &str) {
-        for (name, width, height) in WIDTHS {
+        self.shoot_each(step, [focus, focus]).await;
+    }
+
+    /// Screenshots of the step at each width of [`WIDTHS`], with that width's element of
+    /// `focus` scrolled into view.
+    async fn shoot_each(&mut self, step: &str, focus: [&str; 2]) {
+        for ((name, width, height), focus) in WIDTHS.into_iter().zip(focus) {
             self.client.set_window_size(width, height).await.unwrap();
             // Let the layout settle at the new width before scrolling and taking the picture.
             self.wait_js(
@@ -325,7 +331,9 @@ async fn captions_a_video_in_the_browser() {
     let words_before: Value = studio
         .js("return [...document.querySelectorAll('.word')].map(w => w.textContent);")
         .await;
-    studio.shoot("4-transcribed", "#words").await;
+    studio
+        .shoot_each("4-transcribed", ["#frame", "#words"])
+        .await;
 
     // 5. Change a word's text: the preview changes.
     let index = words_before
@@ -407,6 +415,17 @@ async fn captions_a_video_in_the_browser() {
         )
         .await;
     studio.shoot("6-generated", "#result").await;
+
+    // 7. The same studio in the dark theme.
+    studio.click("#theme-toggle").await;
+    studio
+        .wait_js(
+            "dark theme",
+            "document.documentElement.dataset.theme === 'dark'",
+            Duration::from_secs(5),
+        )
+        .await;
+    studio.shoot("7-dark", "#edit-card").await;
 
     let download = studio
         .js("return document.getElementById('download-link').href;")
