@@ -6,6 +6,7 @@
 //! [`Shaper`] implements with real fonts (rustybuzz shaping, per-glyph fallback) and
 //! [`MonoMeasure`] with a fixed advance for tests.
 
+mod breaks;
 mod emoji;
 mod error;
 mod fonts;
@@ -14,6 +15,7 @@ mod state;
 mod text;
 mod timeline;
 
+pub use breaks::PAUSE_S;
 pub use emoji::{EmojiLexicon, emoji_for_word};
 pub use error::{Error, Result};
 pub use fonts::{DirFonts, FontData, FontFile, FontSource};
@@ -23,6 +25,5 @@ pub use state::{
 };
 pub use text::{ends_clause, ends_sentence, joins_without_space, split_unspaced};
 pub use timeline::{
-    EFFECT_S, FrameSize, LaidLine, LaidPage, LaidWord, Measure, MonoMeasure, PAUSE_S, RectPx,
-    Timeline,
+    EFFECT_S, FrameSize, LaidLine, LaidPage, LaidWord, Measure, MonoMeasure, RectPx, Timeline,
 };

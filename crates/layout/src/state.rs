@@ -219,6 +219,39 @@ fn effect_transform(effect: EffectType, p: Option<f32>, origin: (f32, f32), em: 
     }
 }
 
+/// The most an effect moves its unit away from where it is laid out, so that layout can keep
+/// that much room free around it: growth as a fraction of the unit's size (each side grows by
+/// half of it), and sideways and upward travel in em.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) struct EffectReach {
+    pub grow: f32,
+    pub dx_em: f32,
+    pub dy_em: f32,
+}
+
+impl EffectReach {
+    /// Kept in step with [`effect_transform`] (a unit test samples it). ZOOM never grows past
+    /// full size; SLIDE comes up from below while fading in, and FADE and TYPEWRITER do not
+    /// move.
+    pub(crate) fn of(effect: EffectType) -> Self {
+        match effect {
+            EffectType::Pop => Self {
+                grow: 0.15,
+                ..Self::default()
+            },
+            EffectType::Bounce => Self {
+                dy_em: 0.3,
+                ..Self::default()
+            },
+            EffectType::Shake => Self {
+                dx_em: 0.2,
+                ..Self::default()
+            },
+            _ => Self::default(),
+        }
+    }
+}
+
 impl Timeline {
     /// What the screen shows at `t_s` (seconds).
     pub fn state_at(&self, t_s: f64) -> FrameState {
@@ -495,5 +528,31 @@ impl Timeline {
             }
         }
         state.emojis = out;
+    }
+}
+
+#[cfg(test)]
+mod reach_tests {
+    use super::*;
+
+    #[test]
+    fn effects_stay_within_their_reach() {
+        for effect in EffectType::ALL {
+            let reach = EffectReach::of(*effect);
+            for k in 0..=100 {
+                let p = k as f32 / 100.0;
+                let t = effect_transform(*effect, Some(p), (0.0, 0.0), 10.0);
+                if t.opacity == 0 {
+                    continue;
+                }
+                assert!(t.scale() <= 1.0 + reach.grow + 1e-3, "{effect:?} at {p}");
+                assert!(
+                    q_to_px(t.dx_q).abs() <= reach.dx_em * 10.0 + 0.01,
+                    "{effect:?}"
+                );
+                // Upward travel only: SLIDE's downward start is faded in.
+                assert!(-q_to_px(t.dy_q) <= reach.dy_em * 10.0 + 0.01, "{effect:?}");
+            }
+        }
     }
 }

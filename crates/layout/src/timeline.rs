@@ -2,14 +2,14 @@
 
 use std::ops::Range;
 
-use caption_core::{Config, DisplayEmojis, DisplayMode, DisplayWords, EffectMode, Word};
+use caption_core::{Config, DisplayEmojis, DisplayMode, EffectMode, Word};
 use unicode_bidi::{BidiInfo, Level};
 
+use crate::breaks::{self, BreakWord, PageLimits, Widths};
 use crate::emoji::emoji_for_word;
+use crate::state::EffectReach;
 use crate::text::{capitalize, ends_clause, ends_sentence, joins_without_space, split_unspaced};
 
-/// A silence longer than this ends a page under `displayWords: PAUSE`.
-pub const PAUSE_S: f64 = 0.6;
 /// Length of the POP, BOUNCE, ZOOM, FADE, SLIDE and SHAKE animations.
 pub const EFFECT_S: f64 = 0.25;
 /// How long a page stays after its last word when the next page does not follow at once.
@@ -261,120 +261,6 @@ fn prepare(words: &[Word], config: &Config) -> Vec<Prepared> {
     out
 }
 
-/// Groups prepared words into pages by `displayWords` (before width limits split them more).
-fn group_pages(words: &[Prepared], config: &Config, capacity: usize) -> Vec<Range<usize>> {
-    let mut groups = Vec::new();
-    let mut start = 0;
-    for i in 0..words.len() {
-        let len = i + 1 - start;
-        let next_gap = words.get(i + 1).map(|n| n.start_s - words[i].end_s);
-        let end_here = len >= capacity
-            || match config.modes.display_words {
-                DisplayWords::Count => false,
-                DisplayWords::Punctuation => words[i].ends_clause,
-                DisplayWords::Pause => next_gap.is_some_and(|g| g > PAUSE_S),
-            };
-        if end_here || i + 1 == words.len() {
-            groups.push(start..i + 1);
-            start = i + 1;
-        }
-    }
-    groups
-}
-
-/// Breaks `widths` (with `gaps[i]` = space before word i) into lines of at most `max_words`
-/// words and `limit` width, greedily. Returns line ranges.
-fn greedy_lines(widths: &[f32], gaps: &[f32], max_words: usize, limit: f32) -> Vec<Range<usize>> {
-    let mut lines = Vec::new();
-    let mut start = 0;
-    let mut width = 0.0;
-    for i in 0..widths.len() {
-        let add = if i == start {
-            widths[i]
-        } else {
-            gaps[i] + widths[i]
-        };
-        if i > start && (i - start >= max_words || width + add > limit) {
-            lines.push(start..i);
-            start = i;
-            width = widths[i];
-        } else {
-            width += add;
-        }
-    }
-    if start < widths.len() {
-        lines.push(start..widths.len());
-    }
-    lines
-}
-
-fn line_width(widths: &[f32], gaps: &[f32], range: Range<usize>) -> f32 {
-    let mut w = 0.0;
-    for i in range.clone() {
-        w += widths[i];
-        if i > range.start {
-            w += gaps[i];
-        }
-    }
-    w
-}
-
-/// Re-breaks words `range` into exactly `k` lines minimising the widest line, then the sum of
-/// squared widths (so lines come out balanced), under the same limits as [`greedy_lines`].
-/// Returns `None` when no such split exists.
-fn balanced_lines(
-    widths: &[f32],
-    gaps: &[f32],
-    range: Range<usize>,
-    k: usize,
-    max_words: usize,
-    limit: f32,
-) -> Option<Vec<Range<usize>>> {
-    let n = range.len();
-    if k == 0 || n < k {
-        return None;
-    }
-    // best[j][i]: the best (max, sumsq) for the first i words in j lines.
-    let inf = (f32::INFINITY, f32::INFINITY);
-    let mut best = vec![vec![inf; n + 1]; k + 1];
-    let mut from = vec![vec![0usize; n + 1]; k + 1];
-    best[0][0] = (0.0, 0.0);
-    for j in 1..=k {
-        for i in j..=n {
-            let lo = i.saturating_sub(max_words).max(j - 1);
-            for s in lo..i {
-                let prev = best[j - 1][s];
-                if !prev.0.is_finite() {
-                    continue;
-                }
-                let w = line_width(widths, gaps, range.start + s..range.start + i);
-                if w > limit && i - s > 1 {
-                    continue;
-                }
-                let cand = (prev.0.max(w), prev.1 + w * w);
-                if cand.0 < best[j][i].0 - 1e-3
-                    || ((cand.0 - best[j][i].0).abs() <= 1e-3 && cand.1 < best[j][i].1)
-                {
-                    best[j][i] = cand;
-                    from[j][i] = s;
-                }
-            }
-        }
-    }
-    if !best[k][n].0.is_finite() {
-        return None;
-    }
-    let mut out = Vec::with_capacity(k);
-    let mut i = n;
-    for j in (1..=k).rev() {
-        let s = from[j][i];
-        out.push(range.start + s..range.start + i);
-        i = s;
-    }
-    out.reverse();
-    Some(out)
-}
-
 /// Left-to-right order of a line's words by the Unicode bidi algorithm (rule L2 applied to
 /// whole words: each word takes the embedding level of its first strong character).
 fn visual_order(texts: &[&str]) -> (Vec<usize>, bool) {
@@ -468,15 +354,27 @@ impl Timeline {
             scales.push(k);
         }
         let box_gap = if per_word_boxes { 2.0 * pad_x_px } else { 0.0 };
+        // A word that pops, bounces or shakes on its own must not run into its neighbours at
+        // its peak: the room it can take is kept free beside it (and between lines below).
+        let reach = EffectReach::of(config.modes.effect_type);
+        let word_reach = |i: usize| {
+            if config.modes.effect_mode != EffectMode::Word {
+                return 0.0;
+            }
+            let half_w = widths[i] / 2.0 + pad_x_px + stroke_px;
+            reach.grow * half_w + reach.dx_em * font_px
+        };
         let gaps: Vec<f32> = (0..prepared.len())
             .map(|i| {
                 if i == 0 {
-                    0.0
-                } else if joins_without_space(&prepared[i - 1].text, &prepared[i].text) {
-                    box_gap
-                } else {
-                    space_px + box_gap
+                    return 0.0;
                 }
+                let space = if joins_without_space(&prepared[i - 1].text, &prepared[i].text) {
+                    0.0
+                } else {
+                    space_px
+                };
+                space + box_gap + word_reach(i - 1) + word_reach(i)
             })
             .collect();
 
@@ -489,40 +387,42 @@ impl Timeline {
         };
         let capacity = lines_per_page * words_per_line;
 
-        // Pages of lines: greedy lines per group, chunked by linesCount, then re-balanced.
-        let mut page_lines: Vec<Vec<Range<usize>>> = Vec::new();
-        for group in group_pages(&prepared, config, capacity) {
-            let greedy: Vec<Range<usize>> = greedy_lines(
-                &widths[group.clone()],
-                &gaps[group.clone()],
-                words_per_line,
-                line_limit_px,
-            )
-            .into_iter()
-            .map(|r| r.start + group.start..r.end + group.start)
+        // Pages of lines: hard breaks by displayWords, then as few pages and lines as fit,
+        // filled evenly.
+        let break_words: Vec<BreakWord<'_>> = prepared
+            .iter()
+            .map(|p| BreakWord {
+                text: &p.text,
+                start_s: p.start_s,
+                end_s: p.end_s,
+                ends_clause: p.ends_clause,
+            })
             .collect();
-            for chunk in greedy.chunks(lines_per_page) {
-                let (Some(first), Some(last)) = (chunk.first(), chunk.last()) else {
-                    continue;
-                };
-                let range = first.start..last.end;
-                let lines = balanced_lines(
-                    &widths,
-                    &gaps,
-                    range,
-                    chunk.len(),
-                    words_per_line,
-                    line_limit_px,
-                )
-                .unwrap_or_else(|| chunk.to_vec());
-                page_lines.push(lines);
-            }
-        }
+        let measured = Widths {
+            words: &widths,
+            gaps: &gaps,
+        };
+        let limits = PageLimits {
+            lines: lines_per_page,
+            words_per_line,
+            line_px: line_limit_px,
+        };
+        let page_lines: Vec<Vec<Range<usize>>> =
+            breaks::hard_runs(&break_words, config.modes.display_words, capacity)
+                .into_iter()
+                .flat_map(|run| breaks::pages(&break_words, measured, run, limits))
+                .collect();
 
         let frame_w = frame.width_px as f32;
         let frame_h = frame.height_px as f32;
         let margin = FRAME_MARGIN * frame_w.min(frame_h);
-        let line_gap = LINE_GAP_EM * font_px + 2.0 * pad_y_px;
+        let line_reach = match config.modes.effect_mode {
+            EffectMode::Page => 0.0,
+            EffectMode::Word | EffectMode::Line => {
+                reach.grow * (line_h + 2.0 * pad_y_px + 2.0 * stroke_px) + reach.dy_em * font_px
+            }
+        };
+        let line_gap = LINE_GAP_EM * font_px + 2.0 * pad_y_px + line_reach;
         let emoji_band = emoji_px + emoji_gap;
         for (page_index, lines) in page_lines.iter().enumerate() {
             let has_emoji =
@@ -554,7 +454,7 @@ impl Timeline {
                 }
                 line_tops.push(y);
                 y += line_h;
-                let w = line_width(&widths, &gaps, line.clone());
+                let w = measured.line(line.clone());
                 let room = if has_emoji(line) {
                     line_emoji_room
                 } else {
@@ -737,14 +637,6 @@ impl Timeline {
 #[allow(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
     use super::*;
-
-    #[test]
-    fn balanced_split_prefers_even_lines() {
-        let widths = [100.0, 100.0, 100.0, 100.0, 300.0];
-        let gaps = [0.0, 10.0, 10.0, 10.0, 10.0];
-        let lines = balanced_lines(&widths, &gaps, 0..5, 2, 4, 1000.0).unwrap();
-        assert_eq!(lines, vec![0..3, 3..5]);
-    }
 
     #[test]
     fn bidi_reverses_arabic_words() {

@@ -156,6 +156,69 @@ proptest! {
     }
 
     #[test]
+    fn sentences_are_spread_evenly_over_their_pages(
+        lengths in prop::collection::vec(1usize..20, 1..8),
+        mut config in config_strategy(),
+    ) {
+        // Sentences of plain words (none leaning on the next) that always fit their lines: a
+        // sentence too long for one page is spread evenly, never leaving a stray word.
+        config.modes.display_words = DisplayWords::Punctuation;
+        config.modes.display_mode = DisplayMode::All;
+        config.modes.display_emojis = DisplayEmojis::None;
+        config.word_has_punctuation = true;
+        config.max_width = 0.9;
+        config.sizes.font_px = config.sizes.font_px.min(20.0);
+        config.words_per_line_count = config.words_per_line_count.min(3);
+        let mut words = Vec::new();
+        let mut sentence_of = Vec::new();
+        for (s, &n) in lengths.iter().enumerate() {
+            for k in 0..n {
+                let t = words.len() as f64 * 0.4;
+                let text = if k + 1 == n { format!("word{s}x{k}.") } else { format!("word{s}x{k}") };
+                words.push(Word::new(t, t + 0.3, text));
+                sentence_of.push(s);
+            }
+        }
+        let t = Timeline::build(&words, &config, FRAME, &MonoMeasure::default());
+        for s in 0..lengths.len() {
+            let sizes: Vec<usize> = t.pages.iter()
+                .filter(|p| sentence_of[p.words.start] == s)
+                .map(|p| p.words.len())
+                .collect();
+            let (min, max) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+            prop_assert!(max - min <= 1, "sentence {s}: pages of {sizes:?} words");
+        }
+    }
+
+    #[test]
+    fn effects_never_push_a_word_into_its_neighbours(
+        words in words_strategy(),
+        mut config in config_strategy(),
+        effect in prop::sample::select(vec![EffectType::Pop, EffectType::Bounce, EffectType::Shake, EffectType::Zoom]),
+        mode in prop::sample::select(vec![EffectMode::Word, EffectMode::Line]),
+    ) {
+        config.modes.effect_type = effect;
+        config.modes.effect_mode = mode;
+        config.modes.display_emojis = DisplayEmojis::None;
+        let t = Timeline::build(&words, &config, FRAME, &MonoMeasure::default());
+        let times = t.words.iter().flat_map(|w| [w.start_s + 0.05, w.start_s + 0.125, w.start_s + 0.2]);
+        for at in times {
+            let state = t.state_at(at);
+            // Each drawn word's text box, where its effect puts it: no two may intersect.
+            let boxes: Vec<_> = state.words.iter().filter(|s| s.transform.opacity > 0).map(|s| {
+                s.transform.apply_rect(&t.words[s.word].rect)
+            }).collect();
+            for (k, a) in boxes.iter().enumerate() {
+                for b in &boxes[k + 1..] {
+                    let across = a.x.max(b.x) < a.right().min(b.right()) - 0.01;
+                    let down = a.y.max(b.y) < a.bottom().min(b.bottom()) - 0.01;
+                    prop_assert!(!(across && down), "{effect:?} {mode:?} at {at}: {a:?} overlaps {b:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn random_inputs_never_panic(
         raw in prop::collection::vec((any::<f64>(), any::<f64>(), ".{0,20}"), 0..40),
         config in config_strategy(),

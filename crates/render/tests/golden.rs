@@ -163,9 +163,36 @@ fn write_diff(name: &str, expected: &Pixmap, actual: &Pixmap) -> PathBuf {
 }
 
 fn render(name: &str, words: &[Word], config: &Config, t_s: f64, failures: &mut Vec<String>) {
-    let renderer = CaptionRenderer::new(words, config, FRAME, fonts()).unwrap();
+    render_sized(name, words, config, FRAME, t_s, failures);
+}
+
+fn render_sized(
+    name: &str,
+    words: &[Word],
+    config: &Config,
+    frame: FrameSize,
+    t_s: f64,
+    failures: &mut Vec<String>,
+) {
+    let renderer = CaptionRenderer::new(words, config, frame, fonts()).unwrap();
     let png = frame_png(&renderer, t_s, BACKGROUND).unwrap();
     compare_or_bless(name, &png, failures);
+}
+
+/// Words of `text`, 0.3 s each, back to back from 0.
+fn spoken(text: &str) -> Vec<Word> {
+    text.split(' ')
+        .enumerate()
+        .map(|(i, p)| {
+            let bare: String = p.chars().filter(|c| c.is_alphanumeric()).collect();
+            w(
+                i as f64 * 0.3,
+                i as f64 * 0.3 + 0.3,
+                &bare.to_lowercase(),
+                p,
+            )
+        })
+        .collect()
 }
 
 fn finish(failures: Vec<String>) {
@@ -384,6 +411,40 @@ fn every_visible_config_field() {
         "Supercalifragilisticexpialidocious",
     )];
     render("field-too-wide-word", &long, &base(), 0.5, &mut failures);
+    finish(failures);
+}
+
+#[test]
+fn pages_and_effects_read_well() {
+    let mut failures = Vec::new();
+    let catalog = Catalog::builtin().unwrap();
+    let template = |id: &str| catalog.get(id).unwrap().config.clone();
+    // Seven words where a page holds six: two pages of four and three, not six and a stray one.
+    let seven = spoken("Welcome to the first test of captions.");
+    let bold = template("bold-highlight");
+    render("pages-balanced-first", &seven, &bold, 0.4, &mut failures);
+    render("pages-balanced-second", &seven, &bold, 1.9, &mut failures);
+    // Lines do not end on a word that leans on the next ("or the" / "year 2021?").
+    let year = spoken("like 25% or the year 2021?");
+    render(
+        "lines-no-weak-end",
+        &year,
+        &template("karaoke"),
+        1.0,
+        &mut failures,
+    );
+    // A popping word keeps clear of its neighbours on a landscape frame (mid-pop of "AN").
+    let punch = spoken("testing an automatic");
+    let landscape = FrameSize::new(960, 540);
+    let creator = template("creator-punch");
+    render_sized(
+        "effect-pop-clear",
+        &punch,
+        &creator,
+        landscape,
+        0.42,
+        &mut failures,
+    );
     finish(failures);
 }
 
