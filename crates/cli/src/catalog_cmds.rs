@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use caption_core::{
-    Catalog, CatalogError, ValidationErrors, parse_config_patch, parse_generate_request,
-    parse_template,
+    Catalog, CatalogError, UnknownFields, ValidationErrors, parse_config_patch_with,
+    parse_generate_request_with, parse_template,
 };
 use caption_fonts::FontLibrary;
 use serde_json::Value;
@@ -53,33 +53,69 @@ pub fn fonts(lang: Option<&str>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What a JSON file to validate holds, told apart by its top-level fields.
-fn check(name: &str, value: &Value) -> Result<&'static str, ValidationErrors> {
+/// What a JSON file to validate holds, told apart by its top-level fields: its kind, the
+/// unknown fields (warnings, or errors under `strict`), and the font it names, if any.
+fn check(
+    name: &str,
+    value: &Value,
+    unknown: UnknownFields,
+) -> Result<(&'static str, ValidationErrors), ValidationErrors> {
     let has = |field| value.get(field).is_some();
     if has("words") || has("input") {
-        parse_generate_request(value).map(|_| "generate request")
+        parse_generate_request_with(value, unknown).map(|c| ("generate request", c.warnings))
     } else if has("id") && has("config") {
+        let warnings = match parse_config_patch_with(&value["config"], "config", unknown) {
+            Ok(checked) => checked.warnings,
+            Err(errors) if unknown == UnknownFields::Deny => return Err(errors),
+            Err(_) => ValidationErrors::default(),
+        };
         match parse_template(name, &value.to_string()) {
-            Ok(_) => Ok("template"),
+            Ok(_) => Ok(("template", warnings)),
             Err(CatalogError::Invalid { errors, .. }) => Err(errors),
             Err(other) => Err(ValidationErrors::one("", other.to_string())),
         }
     } else {
-        parse_config_patch(value, "config").map(|_| "config")
+        parse_config_patch_with(value, "config", unknown).map(|c| ("config", c.warnings))
     }
 }
 
-pub fn validate(file: &Path) -> Result<ExitCode> {
+/// The font a file names (`config.font`, or `font` of a bare config), if any.
+fn named_font(value: &Value) -> Option<(&'static str, &str)> {
+    match value.get("config") {
+        Some(config) => config.get("font")?.as_str().map(|f| ("config.font", f)),
+        None => value.get("font")?.as_str().map(|f| ("config.font", f)),
+    }
+}
+
+pub fn validate(file: &Path, strict: bool) -> Result<ExitCode> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let value: Value = serde_json::from_str(&text)
         .with_context(|| format!("{} is not valid JSON", file.display()))?;
-    match check(&file.display().to_string(), &value) {
-        Ok(kind) => {
+    let unknown = if strict {
+        UnknownFields::Deny
+    } else {
+        UnknownFields::Warn
+    };
+    let checked = check(&file.display().to_string(), &value, unknown);
+    let mut errors = checked.as_ref().err().cloned().unwrap_or_default();
+    if let Some((path, font)) = named_font(&value)
+        && !font.trim().is_empty()
+        && let Some(rule) = FontLibrary::new()?.missing_family_rule(font)?
+    {
+        errors.push(path, rule);
+    }
+    if let Ok((_, warnings)) = &checked {
+        for w in warnings {
+            println!("warning: {w}");
+        }
+    }
+    match checked {
+        Ok((kind, _)) if errors.is_empty() => {
             println!("{}: valid {kind}", file.display());
             Ok(ExitCode::SUCCESS)
         }
-        Err(errors) => {
+        _ => {
             for e in &errors {
                 println!("{e}");
             }

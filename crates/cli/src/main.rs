@@ -54,6 +54,9 @@ enum Command {
     Validate {
         /// A JSON file: a config object, a template ({id, name, config}) or a generate request.
         file: PathBuf,
+        /// Unknown fields are errors, not warnings.
+        #[arg(long)]
+        strict: bool,
     },
     /// Transcribe the speech of a video or audio file into timed words.
     Transcribe {
@@ -221,7 +224,7 @@ fn main() -> ExitCode {
             templates_dir,
         } => catalog_cmds::templates(id.as_deref(), json, templates_dir.as_deref()),
         Command::Fonts { lang } => catalog_cmds::fonts(lang.as_deref()),
-        Command::Validate { file } => catalog_cmds::validate(&file),
+        Command::Validate { file, strict } => catalog_cmds::validate(&file, strict),
         Command::Transcribe {
             file,
             lang,

@@ -119,3 +119,55 @@ fn validate_prints_every_problem_and_exits_1() {
             .success()
     );
 }
+
+#[test]
+fn validate_warns_of_unknown_fields_refuses_them_with_strict_and_checks_the_font() {
+    let dir = tempfile::tempdir().unwrap();
+    let typo = dir.path().join("typo.json");
+    std::fs::write(&typo, r#"{"colours": {}, "fontsize": 80, "linesCount": 2}"#).unwrap();
+    let out = captions(&["validate", typo.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("warning: config.colours: unknown field; did you mean config.colors?"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "warning: config.fontsize: unknown field; did you mean config.sizes.fontSize?"
+        ),
+        "{text}"
+    );
+
+    let strict = captions(&["validate", "--strict", typo.to_str().unwrap()]);
+    assert_eq!(strict.status.code(), Some(1));
+    let text = stdout(&strict);
+    assert!(text.contains("config.colours: unknown field; did you mean config.colors?"));
+    assert!(!text.contains("warning:"), "{text}");
+
+    // Every problem at once, the font that is not installed among them.
+    let bad = dir.path().join("font.json");
+    std::fs::write(
+        &bad,
+        r#"{"font": "Comic Nonexistent", "fontWeight": 950, "linesCount": 0}"#,
+    )
+    .unwrap();
+    let out = captions(&["validate", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert!(lines.contains(&"config.fontWeight: must be an integer from 100 to 900".to_owned()));
+    assert!(
+        lines.iter().any(|l| l.starts_with(
+            "config.font: \"Comic Nonexistent\" is not an installed font family (closest: "
+        )),
+        "{lines:?}"
+    );
+    let good_font = dir.path().join("good.json");
+    std::fs::write(&good_font, r#"{"font": "inter"}"#).unwrap();
+    assert!(
+        captions(&["validate", good_font.to_str().unwrap()])
+            .status
+            .success()
+    );
+}

@@ -36,7 +36,8 @@ fn s(p: &Path) -> &str {
 fn pattern_clip(dir: &Path, name: &str, seconds: u32) -> PathBuf {
     let clip = dir.join(name);
     let source = format!("testsrc=s=1280x720:r=30:d={seconds}");
-    ffmpeg(&[&["-f", "lavfi", "-i", &source], &h264_fast(), &[s(&clip)]].concat());
+    let input = ["-f", "lavfi", "-i", &source];
+    ffmpeg(&[&input[..], &h264_fast(), &[s(&clip)]].concat());
     clip
 }
 

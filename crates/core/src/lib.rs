@@ -14,6 +14,7 @@ mod error;
 mod jobs;
 mod script;
 mod subtitles;
+mod suggest;
 mod validate;
 mod word;
 
@@ -30,8 +31,10 @@ pub use jobs::{
 };
 pub use script::{is_unspaced_char, joins_without_space, split_unspaced};
 pub use subtitles::{Cue, SubtitleError, SubtitleFormat, parse_cues};
+pub use suggest::{closest, nearest};
 pub use validate::{
-    ValidationError, ValidationErrors, parse_config_patch, parse_generate_request,
-    parse_transcript_request, parse_words,
+    Checked, FONT_WEIGHT_MAX, FONT_WEIGHT_MIN, UnknownFields, ValidationError, ValidationErrors,
+    parse_config_patch, parse_config_patch_with, parse_generate_request,
+    parse_generate_request_with, parse_transcript_request, parse_words,
 };
 pub use word::Word;

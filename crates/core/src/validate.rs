@@ -110,8 +110,88 @@ const MAX_WORDS: usize = 200_000;
 /// Latest word time accepted, seconds (24 h).
 const MAX_TIME_S: f64 = 86_400.0;
 
+/// What to do with a field no rule knows (a typo such as `colours`, or a field of another
+/// product's format).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum UnknownFields {
+    /// Accept the input and say nothing (the interface's default: unknown fields are ignored).
+    #[default]
+    Ignore,
+    /// Accept the input and list each unknown field, with the closest known name, as a warning.
+    Warn,
+    /// Refuse the input: each unknown field is an error.
+    Deny,
+}
+
+/// An input that passed validation, with the warnings it raised.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked<T> {
+    pub value: T,
+    /// Unknown fields under [`UnknownFields::Warn`], each with its path.
+    pub warnings: ValidationErrors,
+}
+
+/// Field names of a config, and of its nested objects as paths from the config: the
+/// candidates of a "did you mean" for a misplaced field (`fontsize` → `sizes.fontSize`).
+const CONFIG_FIELDS: &[&str] = &[
+    "colors",
+    "modes",
+    "sizes",
+    "linesCount",
+    "wordsPerLineCount",
+    "wordHasBackground",
+    "wordHasPunctuation",
+    "wordHasShadow",
+    "wordHasCustomShadowColor",
+    "emojiAnimated",
+    "capitalizationType",
+    "font",
+    "fontWeight",
+    "position",
+    "maxWidth",
+];
+const COLOR_SLOTS: &[&str] = &[
+    "defaultColor",
+    "spokenColor",
+    "hilightColor",
+    "strokeColor",
+    "backgroundColor",
+    "shadowColor",
+];
+const MODE_FIELDS: &[&str] = &[
+    "displayMode",
+    "displayWords",
+    "spokenMode",
+    "effectType",
+    "effectMode",
+    "displayEmojis",
+];
+const SIZE_FIELDS: &[&str] = &[
+    "fontSize",
+    "strokeSize",
+    "blurSize",
+    "emojiSize",
+    "backgroundRadius",
+];
+/// Top-level fields of a generate request (`async` and `webhook_url` are read by the service).
+const REQUEST_FIELDS: &[&str] = &[
+    "input",
+    "words",
+    "config",
+    "templateId",
+    "async",
+    "webhook_url",
+];
+
+/// Lowest and highest `fontWeight` (CSS's named weights, Thin to Black).
+pub const FONT_WEIGHT_MIN: u64 = 100;
+pub const FONT_WEIGHT_MAX: u64 = 900;
+
 struct Walker {
     errors: ValidationErrors,
+    warnings: ValidationErrors,
+    unknown: UnknownFields,
 }
 
 fn join(path: &str, field: &str) -> String {
@@ -124,8 +204,45 @@ fn join(path: &str, field: &str) -> String {
 
 impl Walker {
     fn new() -> Self {
+        Self::with(UnknownFields::Ignore)
+    }
+
+    fn with(unknown: UnknownFields) -> Self {
         Self {
             errors: ValidationErrors::default(),
+            warnings: ValidationErrors::default(),
+            unknown,
+        }
+    }
+
+    /// Reports the fields of `map` that are not in `known`, each with the closest of
+    /// `known` and `nested` (paths into sub-objects) as a suggestion.
+    fn unknown_fields(
+        &mut self,
+        map: &Map<String, Value>,
+        path: &str,
+        known: &[&str],
+        nested: &[&str],
+    ) {
+        if self.unknown == UnknownFields::Ignore {
+            return;
+        }
+        for key in map.keys().filter(|k| !known.contains(&k.as_str())) {
+            let candidates: Vec<&str> = known.iter().chain(nested).copied().collect();
+            let rule = match crate::suggest::closest(key, &candidates, 1).first() {
+                Some(close) => format!("unknown field; did you mean {}?", join(path, close)),
+                None => "unknown field".to_owned(),
+            };
+            let rule = match self.unknown {
+                UnknownFields::Warn => format!("{rule} (ignored)"),
+                _ => rule,
+            };
+            let target = if self.unknown == UnknownFields::Deny {
+                &mut self.errors
+            } else {
+                &mut self.warnings
+            };
+            target.push(join(path, key), rule);
         }
     }
 
@@ -219,6 +336,7 @@ impl Walker {
 
     fn color(&mut self, v: &Value, path: &str) -> Option<Color> {
         let map = self.object(v, path)?;
+        self.unknown_fields(map, path, &["r", "g", "b", "a"], &[]);
         let mut channel = |name: &str, required: bool| -> Option<u8> {
             let p = join(path, name);
             match Self::field(map, name) {
@@ -252,6 +370,7 @@ impl Walker {
 
     fn color_set(&mut self, v: &Value, path: &str) -> Option<ColorSet> {
         let map = self.object(v, path)?;
+        self.unknown_fields(map, path, &["colors"], &[]);
         let colors_path = join(path, "colors");
         let Some(list) = Self::field(map, "colors") else {
             self.fail(&colors_path, "is required (an array of colors)");
@@ -278,6 +397,7 @@ impl Walker {
 
     fn colors(&mut self, v: &Value, path: &str) -> Option<ColorsPatch> {
         let map = self.object(v, path)?;
+        self.unknown_fields(map, path, COLOR_SLOTS, &[]);
         let mut slot =
             |name: &str| Self::field(map, name).and_then(|v| self.color_set(v, &join(path, name)));
         Some(ColorsPatch {
@@ -292,6 +412,7 @@ impl Walker {
 
     fn modes(&mut self, v: &Value, path: &str) -> Option<ModesPatch> {
         let map = self.object(v, path)?;
+        self.unknown_fields(map, path, MODE_FIELDS, &[]);
         Some(ModesPatch {
             display_mode: self.wire_enum(
                 map,
@@ -340,6 +461,7 @@ impl Walker {
 
     fn sizes(&mut self, v: &Value, path: &str) -> Option<SizesPatch> {
         let map = self.object(v, path)?;
+        self.unknown_fields(map, path, SIZE_FIELDS, &[]);
         let mut size = |name: &str, min: f64, max: f64| {
             Self::field(map, name)
                 .and_then(|v| self.number(v, &join(path, name), min, max))
@@ -356,6 +478,7 @@ impl Walker {
 
     fn position(&mut self, v: &Value, path: &str) -> Option<Position> {
         let map = self.object(v, path)?;
+        self.unknown_fields(map, path, &["x", "y"], &[]);
         let mut coord = |name: &str| {
             let p = join(path, name);
             match Self::field(map, name) {
@@ -374,6 +497,14 @@ impl Walker {
         let Some(map) = self.object(v, path) else {
             return ConfigPatch::default();
         };
+        let nested: Vec<String> = COLOR_SLOTS
+            .iter()
+            .map(|f| format!("colors.{f}"))
+            .chain(MODE_FIELDS.iter().map(|f| format!("modes.{f}")))
+            .chain(SIZE_FIELDS.iter().map(|f| format!("sizes.{f}")))
+            .collect();
+        let nested: Vec<&str> = nested.iter().map(String::as_str).collect();
+        self.unknown_fields(map, path, CONFIG_FIELDS, &nested);
         let int = |w: &mut Self, name: &str, min: u64, max: u64| {
             Self::field(map, name).and_then(|v| w.integer(v, &join(path, name), min, max))
         };
@@ -398,7 +529,8 @@ impl Walker {
             font: Self::field(map, "font")
                 .and_then(|v| self.string(v, &join(path, "font"), 200))
                 .map(str::to_owned),
-            font_weight: int(self, "fontWeight", 100, 1000).map(|n| n as u16),
+            font_weight: int(self, "fontWeight", FONT_WEIGHT_MIN, FONT_WEIGHT_MAX)
+                .map(|n| n as u16),
             position: Self::field(map, "position")
                 .and_then(|v| self.position(v, &join(path, "position"))),
             max_width: Self::field(map, "maxWidth")
@@ -497,10 +629,24 @@ impl Walker {
 }
 
 /// Validates a (partial) config found at `path`; every problem is reported with its path.
+/// Unknown fields are ignored.
 pub fn parse_config_patch(value: &Value, path: &str) -> Result<ConfigPatch, ValidationErrors> {
-    let mut w = Walker::new();
+    parse_config_patch_with(value, path, UnknownFields::Ignore).map(|c| c.value)
+}
+
+/// [`parse_config_patch`] with unknown fields treated as `unknown` says.
+pub fn parse_config_patch_with(
+    value: &Value,
+    path: &str,
+    unknown: UnknownFields,
+) -> Result<Checked<ConfigPatch>, ValidationErrors> {
+    let mut w = Walker::with(unknown);
     let patch = w.config(value, path);
-    w.finish(patch)
+    let warnings = std::mem::take(&mut w.warnings);
+    w.finish(Checked {
+        value: patch,
+        warnings,
+    })
 }
 
 /// Validates a word list found at `path` and sorts it by start time.
@@ -510,12 +656,21 @@ pub fn parse_words(value: &Value, path: &str) -> Result<Vec<Word>, ValidationErr
     w.finish(words)
 }
 
-/// Validates the body of `POST /generate`.
+/// Validates the body of `POST /generate`. Unknown fields are ignored.
 pub fn parse_generate_request(value: &Value) -> Result<GenerateRequest, ValidationErrors> {
-    let mut w = Walker::new();
+    parse_generate_request_with(value, UnknownFields::Ignore).map(|c| c.value)
+}
+
+/// [`parse_generate_request`] with unknown fields treated as `unknown` says.
+pub fn parse_generate_request_with(
+    value: &Value,
+    unknown: UnknownFields,
+) -> Result<Checked<GenerateRequest>, ValidationErrors> {
+    let mut w = Walker::with(unknown);
     let Some(map) = w.object(value, "body") else {
         return Err(w.errors);
     };
+    w.unknown_fields(map, "", REQUEST_FIELDS, &[]);
     let input = w.required_string(map, "input", 1024);
     let words = match Walker::field(map, "words") {
         None => {
@@ -537,7 +692,10 @@ pub fn parse_generate_request(value: &Value) -> Result<GenerateRequest, Validati
         template_id,
     });
     match request {
-        Some(r) if w.errors.is_empty() => Ok(r),
+        Some(value) if w.errors.is_empty() => Ok(Checked {
+            value,
+            warnings: w.warnings,
+        }),
         _ => Err(w.errors),
     }
 }

@@ -340,3 +340,69 @@ fn transcript_requests() {
     let paths: Vec<&str> = bad.iter().map(|e| e.path.as_str()).collect();
     assert_eq!(paths, ["input", "lang"]);
 }
+
+#[test]
+fn unknown_fields_are_warnings_with_a_suggestion_or_errors_when_strict() {
+    use caption_core::{UnknownFields, parse_config_patch_with, parse_generate_request_with};
+    let body = generate(json!({
+        "colours": {},
+        "fontsize": 80,
+        "modes": {"efectType": "POP"},
+        "sizes": {"fontSize": 70, "strokeWidth": 3},
+        "linesCount": 2
+    }));
+    let checked = parse_generate_request_with(&body, UnknownFields::Warn).unwrap();
+    let warnings: Vec<String> = checked.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "config.colours: unknown field; did you mean config.colors? (ignored)",
+            "config.fontsize: unknown field; did you mean config.sizes.fontSize? (ignored)",
+            "config.modes.efectType: unknown field; did you mean config.modes.effectType? (ignored)",
+            "config.sizes.strokeWidth: unknown field; did you mean config.sizes.strokeSize? (ignored)",
+        ]
+    );
+    assert_eq!(checked.value.config.lines_count, Some(2));
+
+    // Strict: the same fields are errors, listed with every other problem.
+    let mut bad = body.clone();
+    bad["config"]["linesCount"] = json!(0);
+    bad["extra"] = json!(true);
+    let errors = parse_generate_request_with(&bad, UnknownFields::Deny).unwrap_err();
+    let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "extra",
+            "config.colours",
+            "config.fontsize",
+            "config.modes.efectType",
+            "config.sizes.strokeWidth",
+            "config.linesCount"
+        ]
+    );
+    // Ignored by default, as the interface says.
+    assert!(parse_generate_request(&body).is_ok());
+    let plain = parse_config_patch_with(&body["config"], "config", UnknownFields::Ignore).unwrap();
+    assert!(plain.warnings.is_empty());
+}
+
+#[test]
+fn font_weight_is_100_to_900() {
+    for (weight, ok) in [
+        (100, true),
+        (900, true),
+        (950, false),
+        (1000, false),
+        (50, false),
+    ] {
+        let result = parse_config_patch(&json!({"fontWeight": weight}), "config");
+        assert_eq!(result.is_ok(), ok, "{weight}");
+        if let Err(e) = result {
+            assert_eq!(
+                e.to_string(),
+                "config.fontWeight: must be an integer from 100 to 900"
+            );
+        }
+    }
+}

@@ -80,6 +80,12 @@ pub(crate) fn caption_error(e: caption_render::Error) -> Error {
 }
 
 impl Engine {
+    /// `None` when the font family is installed; otherwise the rule a config naming it breaks,
+    /// with the closest installed families.
+    pub fn missing_font_rule(&self, family: &str) -> Result<Option<String>> {
+        Ok(caption_fonts::FontLibrary::new()?.missing_family_rule(family)?)
+    }
+
     /// The config a request asks for: its patch over the template it names (or the default).
     pub fn resolve_config(&self, request: &GenerateRequest) -> Result<Config> {
         let base = match &request.template_id {
@@ -87,7 +93,15 @@ impl Engine {
             None => self.inner.catalog.default_config(),
         };
         let config = request.config.apply(base);
-        config.validate().map_err(Error::Invalid)?;
+        // Every problem at once: the config's rules, then whether its font is installed (a
+        // missing font is the request's mistake, not a quiet fallback at render time).
+        let mut problems = config.validate().err().unwrap_or_default();
+        if let Some(rule) = self.missing_font_rule(&config.font)? {
+            problems.push("config.font", rule);
+        }
+        if !problems.is_empty() {
+            return Err(Error::Invalid(problems));
+        }
         Ok(config)
     }
 

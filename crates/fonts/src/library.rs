@@ -140,6 +140,23 @@ impl FontLibrary {
         Ok(families.into_iter().filter(|f| !f.is_empty()).collect())
     }
 
+    /// `None` when `family` is installed; otherwise the rule a config naming it breaks, with
+    /// the closest installed family names, for a validation message.
+    pub fn missing_family_rule(&self, family: &str) -> Result<Option<String>> {
+        match self.resolve(family, 400) {
+            Ok(_) => return Ok(None),
+            Err(Error::FamilyNotFound { .. }) => {}
+            Err(other) => return Err(other),
+        }
+        let installed = self.families(None)?;
+        let names: Vec<&str> = installed.iter().map(String::as_str).collect();
+        let close = caption_core::nearest(family, &names, 3);
+        Ok(Some(format!(
+            "{family:?} is not an installed font family (closest: {})",
+            close.join(", ")
+        )))
+    }
+
     /// The upright face of `family` whose weight is closest to `css_weight` (ties go to the
     /// heavier face, as captions favour bold). The family must be installed under that name.
     pub fn resolve(&self, family: &str, css_weight: u16) -> Result<FontFace> {

@@ -11,9 +11,9 @@ use axum::routing::{get, post};
 use axum::{Json, Router, middleware};
 use bytes::Bytes;
 use caption_core::{
-    CreateJobResponse, GenerateResponse, JobError, JobStatus, Template, TemplateSummary,
-    TranscriptResult, UploadDescriptor, ValidationErrors, parse_generate_request,
-    parse_transcript_request,
+    Checked, CreateJobResponse, GenerateRequest, GenerateResponse, JobError, JobStatus, Template,
+    TemplateSummary, TranscriptResult, UnknownFields, UploadDescriptor, ValidationErrors,
+    parse_generate_request_with, parse_transcript_request,
 };
 use caption_engine::{Engine, GenerateStatus, TranscriptionStatus};
 use caption_store::LocalAuthority;
@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use crate::auth::{ApiKeys, require_api_key};
 use crate::storage_routes::{StorageRoutes, storage_router};
-use crate::{ApiError, openapi, preview, studio};
+use crate::{ApiError, FieldProblem, openapi, preview, studio};
 
 /// Longest file name `/signedUrl` takes (the key keeps at most 100 characters of it).
 const MAX_FILE_NAME_CHARS: usize = 1024;
@@ -215,8 +215,10 @@ pub(crate) async fn create_transcript(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
 ) -> Result<Json<CreateJobResponse>, ApiError> {
-    let request = parse_transcript_request(&body).map_err(|e| ApiError::invalid(&e))?;
-    let webhook_url = webhook_url(&body)?;
+    let (request, webhook_url) = match (parse_transcript_request(&body), webhook_url(&body)) {
+        (Ok(request), Ok(webhook_url)) => (request, webhook_url),
+        (request, webhook) => return Err(all_problems([request.err(), webhook.err()])),
+    };
     let job_id = state
         .engine
         .submit_transcription_with(&request.input, &request.lang, webhook_url.as_deref())
@@ -224,27 +226,74 @@ pub(crate) async fn create_transcript(
     Ok(Json(CreateJobResponse { job_id }))
 }
 
+/// One 422 listing the problems of every part of a request that failed.
+fn all_problems<const N: usize>(parts: [Option<ValidationErrors>; N]) -> ApiError {
+    let mut all = ValidationErrors::default();
+    for errors in parts.into_iter().flatten() {
+        all.0.extend(errors.0);
+    }
+    ApiError::invalid(&all)
+}
+
 /// `webhook_url` of a request body: absent, null or a non-empty string.
-fn webhook_url(body: &Value) -> Result<Option<String>, ApiError> {
+fn webhook_url(body: &Value) -> Result<Option<String>, ValidationErrors> {
     match body.get("webhook_url") {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(url)) if !url.is_empty() => Ok(Some(url.clone())),
-        Some(_) => Err(ApiError::invalid(&ValidationErrors::one(
+        Some(_) => Err(ValidationErrors::one(
             "webhook_url",
             "must be an http or https URL",
-        ))),
+        )),
     }
 }
 
 /// `async` of a generate body: absent, null or a boolean.
-fn async_flag(body: &Value) -> Result<bool, ApiError> {
+fn async_flag(body: &Value) -> Result<bool, ValidationErrors> {
     match body.get("async") {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(flag)) => Ok(*flag),
-        Some(_) => Err(ApiError::invalid(&ValidationErrors::one(
-            "async",
-            "must be true or false",
-        ))),
+        Some(_) => Err(ValidationErrors::one("async", "must be true or false")),
+    }
+}
+
+/// A generate body read whole: every problem of the request, the webhook and the async flag
+/// in one 422. Unknown fields are warnings, or errors with `?strict=true`.
+fn generate_body(
+    engine: &Engine,
+    body: &Value,
+    query: &HashMap<String, String>,
+) -> Result<(Checked<GenerateRequest>, Option<String>, bool), ApiError> {
+    let unknown = match query.get("strict").map(String::as_str) {
+        None | Some("false" | "0") => UnknownFields::Warn,
+        Some("true" | "1" | "") => UnknownFields::Deny,
+        Some(_) => {
+            return Err(ApiError::invalid(&ValidationErrors::one(
+                "strict",
+                "must be true or false",
+            )));
+        }
+    };
+    let request = parse_generate_request_with(body, unknown);
+    let webhook = webhook_url(body);
+    let flag = async_flag(body);
+    match (request, webhook, flag) {
+        (Ok(request), Ok(webhook), Ok(flag)) => Ok((request, webhook, flag)),
+        (request, webhook, flag) => {
+            // A font that is not installed is reported with the rest (a valid request has it
+            // checked when its config is resolved).
+            let font = body
+                .pointer("/config/font")
+                .and_then(Value::as_str)
+                .filter(|f| !f.trim().is_empty())
+                .and_then(|f| engine.missing_font_rule(f).ok().flatten())
+                .map(|rule| ValidationErrors::one("config.font", rule));
+            Err(all_problems([
+                request.err(),
+                webhook.err(),
+                flag.err(),
+                font,
+            ]))
+        }
     }
 }
 
@@ -317,6 +366,9 @@ pub(crate) struct GenerateAnswer {
     download_url: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     job_id: Option<String>,
+    /// Unknown fields of the request, ignored (`[{path, rule}]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<FieldProblem>,
 }
 
 #[utoipa::path(
@@ -328,6 +380,9 @@ pub(crate) struct GenerateAnswer {
         after 60 s: for long inputs send `\"async\": true`, which answers at once with the \
         link and a `job_id` to follow at GET /v1/generate/{jobId} (the link answers 404 until \
         the file exists), and/or a `webhook_url` to be told when it ends.",
+    params(
+        ("strict" = Option<bool>, Query, description = "Unknown fields are a 422 instead of `warnings` in the answer"),
+    ),
     request_body = openapi::GenerateRequestSchema,
     responses(
         (status = 200, description = "The captioned video is stored (or, with async, queued)", body = openapi::GenerateResponseSchema),
@@ -343,11 +398,20 @@ pub(crate) struct GenerateAnswer {
 )]
 pub(crate) async fn generate(
     State(state): State<AppState>,
+    QueryParams(query): QueryParams<HashMap<String, String>>,
     JsonBody(body): JsonBody,
 ) -> Result<Json<GenerateAnswer>, ApiError> {
-    let request = parse_generate_request(&body).map_err(|e| ApiError::invalid(&e))?;
-    let webhook_url = webhook_url(&body)?;
-    if async_flag(&body)? {
+    let (checked, webhook_url, is_async) = generate_body(&state.engine, &body, &query)?;
+    let request = checked.value;
+    let warnings: Vec<FieldProblem> = checked
+        .warnings
+        .iter()
+        .map(|w| FieldProblem {
+            path: w.path.clone(),
+            rule: w.rule.clone(),
+        })
+        .collect();
+    if is_async {
         let (job_id, download_url) = state
             .engine
             .generate_async(request, webhook_url.as_deref())
@@ -355,6 +419,7 @@ pub(crate) async fn generate(
         return Ok(Json(GenerateAnswer {
             download_url,
             job_id: Some(job_id),
+            warnings,
         }));
     }
     let input = request.input.clone();
@@ -380,6 +445,7 @@ pub(crate) async fn generate(
     Ok(Json(GenerateAnswer {
         download_url,
         job_id: None,
+        warnings,
     }))
 }
 

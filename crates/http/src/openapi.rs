@@ -304,7 +304,7 @@ pub(crate) struct ConfigSchema {
     font: String,
     /// Extension: CSS weight.
     #[serde(rename = "fontWeight")]
-    #[schema(minimum = 100, maximum = 1000)]
+    #[schema(minimum = 100, maximum = 900)]
     font_weight: u16,
     /// Extension.
     position: PositionSchema,
@@ -343,7 +343,7 @@ pub(crate) struct ConfigPatchSchema {
     #[schema(min_length = 1, max_length = 200)]
     font: Option<String>,
     #[serde(rename = "fontWeight")]
-    #[schema(minimum = 100, maximum = 1000)]
+    #[schema(minimum = 100, maximum = 900)]
     font_weight: Option<u16>,
     position: Option<PositionSchema>,
     #[serde(rename = "maxWidth")]
@@ -498,6 +498,10 @@ pub(crate) struct GenerateResponseSchema {
     /// Extension: with `"async": true`, the job to follow at `GET /generate/{jobId}`.
     #[schema(nullable = false)]
     job_id: Option<String>,
+    /// Extension: fields of the request no rule knows, ignored, each with the closest known
+    /// name (send `?strict=true` to have them refused with a 422 instead).
+    #[schema(nullable = false)]
+    warnings: Option<Vec<FieldProblemSchema>>,
 }
 
 /// Response of `GET /signedUrl`: POST `fields` then the file (last) as multipart/form-data

@@ -87,6 +87,16 @@ impl Reply {
     }
 
     /// Asserts the JSON error shape and returns its code.
+    /// The paths of a 422's `error.details`, in order.
+    fn detail_paths(&self) -> Vec<String> {
+        self.json()["error"]["details"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["path"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
     fn error_code(&self) -> String {
         let body = self.json();
         let error = &body["error"];
@@ -438,14 +448,8 @@ async fn transcript_errors() {
 
     let invalid = post_json(&h.app, "/v1/transcript", &json!({"lang": "english"})).await;
     assert_eq!(invalid.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(invalid.detail_paths(), ["input", "lang"]);
     let body = invalid.json();
-    let paths: Vec<&str> = body["error"]["details"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["path"].as_str().unwrap())
-        .collect();
-    assert_eq!(paths, ["input", "lang"]);
     let message = body["error"]["message"].as_str().unwrap();
     assert!(
         message.contains("input:") && message.contains("lang:"),
@@ -505,8 +509,20 @@ async fn generate_stores_a_captioned_video_behind_a_signed_link() {
         "{}",
         String::from_utf8_lossy(&reply.bytes)
     );
-    let url = reply.json()["download_url"].as_str().unwrap().to_owned();
+    let answer = reply.json();
+    assert!(answer.get("warnings").is_none(), "{answer}");
+    let url = answer["download_url"].as_str().unwrap().to_owned();
     let path = url.strip_prefix("http://captions.test").unwrap();
+    // An unknown field is ignored with a warning that names the field it probably meant.
+    let mut typo = request.clone();
+    typo["config"]["fontsize"] = json!(80);
+    let warned = post_json(&h.app, "/v1/generate", &typo).await;
+    assert_eq!(warned.status, StatusCode::OK);
+    assert_eq!(
+        warned.json()["warnings"],
+        json!([{"path": "config.fontsize",
+                "rule": "unknown field; did you mean config.sizes.fontSize? (ignored)"}])
+    );
     let video = send(&h.app, request_without_key(path)).await;
     assert_eq!(video.status, StatusCode::OK);
     assert_eq!(video.headers[header::CONTENT_TYPE], "video/mp4");
@@ -563,6 +579,54 @@ async fn generate_errors() {
     assert!(
         effect_rule.contains("TYPEWRITER"),
         "lists the allowed values: {effect_rule}"
+    );
+
+    // Every problem in one answer: the config's rules, unknown fields in strict mode, the
+    // webhook and the async flag, and a font that is not installed.
+    let everything = json!({
+        "input": "uploads/x/a.mp4",
+        "words": [],
+        "config": {"colours": {}, "linesCount": 0, "font": "Comic Nonexistent"},
+        "webhook_url": 5,
+        "async": "yes"
+    });
+    let strict = post_json(&h.app, "/v1/generate?strict=true", &everything).await;
+    assert_eq!(strict.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let body = strict.json();
+    assert_eq!(
+        strict.detail_paths(),
+        [
+            "config.colours",
+            "config.linesCount",
+            "webhook_url",
+            "async",
+            "config.font"
+        ]
+    );
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("config.colours: unknown field; did you mean config.colors?"),
+        "{body}"
+    );
+    let fixed = json!({
+        "input": "uploads/x/a.mp4",
+        "words": [],
+        "config": {"colours": {}, "linesCount": 2, "fontWeight": 950, "font": "Comic Nonexistent"},
+    });
+    let font = post_json(&h.app, "/v1/generate", &fixed).await;
+    assert_eq!(font.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let details = font.json()["error"]["details"].clone();
+    assert_eq!(details[0]["path"], "config.fontWeight");
+    assert_eq!(details[0]["rule"], "must be an integer from 100 to 900");
+    assert_eq!(details[1]["path"], "config.font", "{details}");
+    assert!(
+        details[1]["rule"]
+            .as_str()
+            .unwrap()
+            .starts_with("\"Comic Nonexistent\" is not an installed font family (closest: "),
+        "{details}"
     );
 
     let unknown_file = post_json(
