@@ -1,5 +1,7 @@
-//! The keyword → emoji lexicon, built from the `emojis` crate's CLDR names and GitHub
-//! shortcodes rather than a hand-made table.
+//! The keyword → emoji lexicon: Unicode CLDR's emoji annotations (keywords people use for each
+//! emoji, in English, Spanish, French, German, Portuguese and Italian; `data/`, rebuilt by
+//! `scripts/update-emoji-keywords`), with the `emojis` crate's GitHub shortcodes and names as a
+//! further English source, rather than a hand-made table.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -9,13 +11,79 @@ use emojis::{Group, SkinTone};
 /// Keywords shorter than this are too ambiguous ("a", "ok", "up").
 const MIN_KEYWORD_CHARS: usize = 3;
 
-/// Maps lower-case keywords to emoji.
+/// A keyword CLDR gives to more emoji than this is a category ("face", "animal", "man"), not
+/// a word worth an emoji.
+const MAX_EMOJI_PER_KEYWORD: usize = 30;
+
+/// The annotation files, by language (ISO 639-1).
+const CLDR: &[(&str, &str)] = &[
+    ("en", include_str!("../data/emoji-keywords-en.tsv")),
+    ("es", include_str!("../data/emoji-keywords-es.tsv")),
+    ("fr", include_str!("../data/emoji-keywords-fr.tsv")),
+    ("de", include_str!("../data/emoji-keywords-de.tsv")),
+    ("pt", include_str!("../data/emoji-keywords-pt.tsv")),
+    ("it", include_str!("../data/emoji-keywords-it.tsv")),
+];
+
+/// Creator-video words CLDR has no keyword for, mapped onto the CLDR keyword of the emoji such
+/// videos use for them.
+const CREATOR_WORDS: &[(&str, &str)] = &[("subscribe", "bell"), ("subscribed", "bell")];
+
+/// Frequent words of each language, to tell which language a transcript is in (a word list
+/// carries no language of its own).
+const MARKERS: &[(&str, &str)] = &[
+    ("en", "the and you that is to of it this with"),
+    ("es", "el los que y es por una con para pero"),
+    ("fr", "le les et est une des pour pas vous avec"),
+    ("de", "der die das und ist nicht ich mit ein sie"),
+    ("pt", "o os não uma para com você mas isso em"),
+    ("it", "il che di non per una sono questo gli con"),
+];
+
+/// Maps lower-case keywords to emoji, per language.
 #[derive(Debug)]
 pub struct EmojiLexicon {
-    by_keyword: HashMap<String, &'static str>,
+    by_language: HashMap<&'static str, HashMap<String, &'static str>>,
 }
 
 static LEXICON: LazyLock<EmojiLexicon> = LazyLock::new(EmojiLexicon::build);
+
+/// Whether the emoji is one a caption should show for a word: not a symbol or flag (they
+/// match ordinary words by accident: "on", "free", "top"), not a skin-tone variant.
+fn drawable(emoji: &emojis::Emoji) -> bool {
+    !matches!(emoji.group(), Group::Symbols | Group::Flags)
+        && emoji
+            .skin_tone()
+            .is_none_or(|tone| tone == SkinTone::Default)
+}
+
+/// Keyword → emoji from one annotation file (`keyword<TAB>count<TAB>emoji…`).
+fn parse_annotations(text: &'static str) -> HashMap<String, &'static str> {
+    let mut out = HashMap::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let mut fields = line.split('\t');
+        let (Some(keyword), Some(count), Some(emoji)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        if count
+            .parse::<usize>()
+            .map_or(true, |n| n > MAX_EMOJI_PER_KEYWORD)
+            || keyword.chars().count() < MIN_KEYWORD_CHARS
+        {
+            continue;
+        }
+        let pick = emoji
+            .split(' ')
+            .filter_map(|e| emojis::get(e).filter(|found| drawable(found)).map(|_| e))
+            .next();
+        if let Some(e) = pick {
+            out.insert(keyword.to_owned(), e);
+        }
+    }
+    out
+}
 
 impl EmojiLexicon {
     /// The shared lexicon (built once).
@@ -24,18 +92,12 @@ impl EmojiLexicon {
     }
 
     fn build() -> Self {
-        let mut by_keyword = HashMap::new();
-        for emoji in emojis::iter() {
-            // Symbols ("on", "free", "top", letters) and flags match ordinary words by accident.
-            if matches!(emoji.group(), Group::Symbols | Group::Flags) {
-                continue;
-            }
-            if emoji
-                .skin_tone()
-                .is_some_and(|tone| tone != SkinTone::Default)
-            {
-                continue;
-            }
+        let mut by_language: HashMap<&'static str, HashMap<String, &'static str>> = CLDR
+            .iter()
+            .map(|(lang, text)| (*lang, parse_annotations(text)))
+            .collect();
+        let english = by_language.entry("en").or_default();
+        for emoji in emojis::iter().filter(|e| drawable(e)) {
             let name = emoji.name().to_lowercase();
             let single_word_name = (!name.contains(' ')).then_some(name.as_str());
             let keywords = emoji
@@ -46,49 +108,97 @@ impl EmojiLexicon {
                 if keyword.chars().count() >= MIN_KEYWORD_CHARS
                     && keyword.chars().all(char::is_alphabetic)
                 {
-                    // The first emoji listed for a keyword wins (CLDR order: the common one).
-                    by_keyword
-                        .entry(keyword.to_owned())
-                        .or_insert(emoji.as_str());
+                    english.entry(keyword.to_owned()).or_insert(emoji.as_str());
                 }
             }
         }
-        Self { by_keyword }
+        for (word, keyword) in CREATOR_WORDS {
+            if let Some(&e) = english.get(*keyword) {
+                english.insert((*word).to_owned(), e);
+            }
+        }
+        Self { by_language }
     }
 
-    /// The emoji for a word, ignoring case and surrounding punctuation; tries a simple
-    /// singular for plurals ("dogs" → "dog").
+    /// The languages with keywords.
+    pub fn languages(&self) -> Vec<&'static str> {
+        let mut langs: Vec<&'static str> = self.by_language.keys().copied().collect();
+        langs.sort_unstable();
+        langs
+    }
+
+    /// The language a transcript is most likely in, by its frequent words; English when none
+    /// stands out.
+    pub fn guess_language<'w>(&self, words: impl IntoIterator<Item = &'w str>) -> &'static str {
+        let mut counts = [0usize; MARKERS.len()];
+        for word in words {
+            let key = word
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            for (k, (_, markers)) in MARKERS.iter().enumerate() {
+                counts[k] += usize::from(markers.split(' ').any(|m| m == key));
+            }
+        }
+        let (best, &n) = counts
+            .iter()
+            .enumerate()
+            .max_by_key(|&(k, n)| (n, std::cmp::Reverse(k)))
+            .unwrap_or((0, &0));
+        if n == 0 { "en" } else { MARKERS[best].0 }
+    }
+
+    /// The emoji for an English word; see [`Self::lookup_in`].
     pub fn lookup(&self, word: &str) -> Option<&'static str> {
+        self.lookup_in("en", word)
+    }
+
+    /// The emoji for a word of language `lang` (English keywords when `lang` has none),
+    /// ignoring case and surrounding punctuation; tries a simple singular for plurals
+    /// ("dogs" → "dog").
+    pub fn lookup_in(&self, lang: &str, word: &str) -> Option<&'static str> {
         let key: String = word
             .trim_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase();
         if key.chars().count() < MIN_KEYWORD_CHARS {
             return None;
         }
-        if let Some(e) = self.by_keyword.get(&key) {
+        let table = self
+            .by_language
+            .get(lang)
+            .or_else(|| self.by_language.get("en"))?;
+        if let Some(e) = table.get(&key) {
             return Some(e);
         }
         let singular = key
             .strip_suffix("es")
             .filter(|s| s.ends_with("sh") || s.ends_with("ch") || s.ends_with('x'))
             .or_else(|| key.strip_suffix('s'))?;
-        self.by_keyword.get(singular).copied()
+        table.get(singular).copied()
     }
 
+    /// Keywords of every language.
     pub fn len(&self) -> usize {
-        self.by_keyword.len()
+        self.by_language.values().map(HashMap::len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.by_keyword.is_empty()
+        self.len() == 0
     }
 }
 
-/// The emoji shown with a word: the explicit one if given, else the lexicon's.
+/// The emoji shown with an English word: the explicit one if given, else the lexicon's.
 pub fn emoji_for_word(explicit: Option<&str>, bare_word: &str) -> Option<String> {
+    emoji_for_word_in("en", explicit, bare_word)
+}
+
+/// The emoji shown with a word of language `lang`: the explicit one if given, else the
+/// lexicon's.
+pub fn emoji_for_word_in(lang: &str, explicit: Option<&str>, bare_word: &str) -> Option<String> {
     match explicit {
         Some(e) if !e.trim().is_empty() => Some(e.trim().to_owned()),
-        _ => EmojiLexicon::get().lookup(bare_word).map(str::to_owned),
+        _ => EmojiLexicon::get()
+            .lookup_in(lang, bare_word)
+            .map(str::to_owned),
     }
 }
 
@@ -100,14 +210,36 @@ mod tests {
     #[test]
     fn common_words_map_to_emoji() {
         let lex = EmojiLexicon::get();
-        assert!(lex.len() > 500, "{}", lex.len());
+        assert!(lex.len() > 10_000, "{}", lex.len());
         assert_eq!(lex.lookup("Fire!"), Some("🔥"));
         assert_eq!(lex.lookup("rocket"), Some("🚀"));
         assert_eq!(lex.lookup("pizza"), Some("🍕"));
-        assert_eq!(lex.lookup("dogs"), Some("🐶"));
-        for plain in ["the", "on", "free", "a", "and"] {
+        assert_eq!(lex.lookup("dogs"), Some("🐕"));
+        for word in ["love", "money", "great", "subscribe"] {
+            assert!(lex.lookup(word).is_some(), "{word}");
+        }
+        for plain in ["the", "on", "free", "a", "and", "face", "right"] {
             assert_eq!(lex.lookup(plain), None, "{plain}");
         }
+    }
+
+    #[test]
+    fn other_languages_have_their_own_keywords() {
+        let lex = EmojiLexicon::get();
+        assert_eq!(lex.languages(), ["de", "en", "es", "fr", "it", "pt"]);
+        assert_eq!(lex.lookup_in("es", "fuego"), Some("🔥"));
+        assert_eq!(lex.lookup_in("fr", "fusée"), Some("🚀"));
+        assert_eq!(lex.lookup_in("de", "Feuer"), Some("🔥"));
+        // French "pain" is bread; English "pain" is not.
+        assert_eq!(lex.lookup_in("fr", "pain"), Some("🍞"));
+        assert_ne!(lex.lookup("pain"), Some("🍞"));
+        let spanish = "el fuego y la pizza que me gusta".split(' ');
+        assert_eq!(lex.guess_language(spanish), "es");
+        assert_eq!(
+            lex.guess_language("the fire and the rocket".split(' ')),
+            "en"
+        );
+        assert_eq!(lex.guess_language(["pizza"]), "en");
     }
 
     #[test]

@@ -16,7 +16,7 @@ mod text;
 mod timeline;
 
 pub use breaks::PAUSE_S;
-pub use emoji::{EmojiLexicon, emoji_for_word};
+pub use emoji::{EmojiLexicon, emoji_for_word, emoji_for_word_in};
 pub use error::{Error, Result};
 pub use fonts::{DirFonts, FontData, FontFile, FontSource};
 pub use shape::{FaceId, PlacedGlyph, ShapedText, Shaper};

@@ -6,7 +6,7 @@ use caption_core::{Config, DisplayEmojis, DisplayMode, EffectMode, Word};
 use unicode_bidi::{BidiInfo, Level};
 
 use crate::breaks::{self, BreakWord, PageLimits, Widths};
-use crate::emoji::emoji_for_word;
+use crate::emoji::{EmojiLexicon, emoji_for_word_in};
 use crate::state::EffectReach;
 use crate::text::{capitalize, ends_clause, ends_sentence, joins_without_space, split_unspaced};
 
@@ -213,6 +213,7 @@ fn prepare(words: &[Word], config: &Config) -> Vec<Prepared> {
         .filter(|w| w.start.is_finite() && w.end.is_finite())
         .collect();
     sorted.sort_by(|a, b| a.start.total_cmp(&b.start));
+    let lang = EmojiLexicon::get().guess_language(sorted.iter().map(|w| w.word.as_str()));
     let mut out = Vec::with_capacity(sorted.len());
     let mut sentence_start = true;
     for w in sorted {
@@ -232,7 +233,7 @@ fn prepare(words: &[Word], config: &Config) -> Vec<Prepared> {
         };
         let clause = ends_clause(punctuated);
         let sentence = ends_sentence(punctuated);
-        let emoji = emoji_for_word(w.emoji.as_deref(), &w.word);
+        let emoji = emoji_for_word_in(lang, w.emoji.as_deref(), &w.word);
         if shown.is_empty() {
             sentence_start |= sentence;
             continue;
@@ -364,19 +365,32 @@ impl Timeline {
             let half_w = widths[i] / 2.0 + pad_x_px + stroke_px;
             reach.grow * half_w + reach.dx_em * font_px
         };
+        let reaches: Vec<f32> = (0..prepared.len()).map(word_reach).collect();
+        // The room between word i - 1 and word i without the effect's reach.
+        let spaces: Vec<f32> = (0..prepared.len())
+            .map(|i| {
+                if i == 0 {
+                    0.0
+                } else if joins_without_space(&prepared[i - 1].text, &prepared[i].text) {
+                    box_gap
+                } else {
+                    space_px + box_gap
+                }
+            })
+            .collect();
         let gaps: Vec<f32> = (0..prepared.len())
             .map(|i| {
                 if i == 0 {
-                    return 0.0;
-                }
-                let space = if joins_without_space(&prepared[i - 1].text, &prepared[i].text) {
                     0.0
                 } else {
-                    space_px
-                };
-                space + box_gap + word_reach(i - 1) + word_reach(i)
+                    spaces[i] + reaches[i - 1] + reaches[i]
+                }
             })
             .collect();
+        // The room between two words side by side on screen (in a line that mixes directions
+        // these need not follow each other in reading order): their space and both reaches.
+        let visual_gap =
+            |left: usize, right: usize| spaces[left.max(right)] + reaches[left] + reaches[right];
 
         let (lines_per_page, words_per_line) = match config.modes.display_mode {
             DisplayMode::Word => (1, 1),
@@ -454,7 +468,24 @@ impl Timeline {
                 }
                 line_tops.push(y);
                 y += line_h;
-                let w = measured.line(line.clone());
+                let texts: Vec<&str> = prepared[line.clone()]
+                    .iter()
+                    .map(|p| p.text.as_str())
+                    .collect();
+                let (order, _) = visual_order(&texts);
+                let w = order
+                    .iter()
+                    .enumerate()
+                    .map(|(v, &local)| {
+                        let i = line.start + local;
+                        let gap = if v == 0 {
+                            0.0
+                        } else {
+                            visual_gap(line.start + order[v - 1], i)
+                        };
+                        gap + widths[i]
+                    })
+                    .sum::<f32>();
                 let room = if has_emoji(line) {
                     line_emoji_room
                 } else {
@@ -505,8 +536,7 @@ impl Timeline {
                 for (v, &local) in order.iter().enumerate() {
                     let i = line.start + local;
                     if v > 0 {
-                        let prev = line.start + order[v - 1];
-                        x += gaps[prev.max(i)];
+                        x += visual_gap(line.start + order[v - 1], i);
                     }
                     placed.push((
                         i,

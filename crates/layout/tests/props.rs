@@ -230,3 +230,33 @@ proptest! {
         let _ = t.state_at(t.duration_s() / 2.0);
     }
 }
+
+#[test]
+fn emoji_hype_finds_emoji_for_creator_words_in_several_languages() {
+    let config = Catalog::builtin()
+        .unwrap()
+        .get("emoji-hype")
+        .unwrap()
+        .config
+        .clone();
+    let said = |text: &str| -> Vec<Option<String>> {
+        let words: Vec<Word> = text
+            .split(' ')
+            .enumerate()
+            .map(|(i, w)| Word::new(i as f64 * 0.4, i as f64 * 0.4 + 0.3, w))
+            .collect();
+        let t = Timeline::build(&words, &config, FRAME, &MonoMeasure::default());
+        t.words.iter().map(|w| w.emoji.clone()).collect()
+    };
+    let english = said("I love money, great videos, subscribe!");
+    for (k, word) in [(1, "love"), (2, "money"), (3, "great"), (5, "subscribe")] {
+        assert!(english[k].is_some(), "{word}: {english:?}");
+    }
+    assert_eq!(english[0], None);
+    // Spanish and German transcripts get their own language's keywords.
+    let spanish = said("el fuego y la pizza que me gusta");
+    assert_eq!(spanish[1].as_deref(), Some("🔥"));
+    let german = said("das Feuer und die Rakete");
+    assert_eq!(german[1].as_deref(), Some("🔥"));
+    assert_eq!(german[4].as_deref(), Some("🚀"));
+}
