@@ -360,10 +360,13 @@ impl Engine {
             .threads(self.inner.options.threads_per_job)
             .progress(progress);
         tokio::task::spawn_blocking(move || {
-            let samples = caption_media::decode_audio_16k_mono(&path)?;
             let transcript = match &text {
-                Some(text) => transcriber.align_text(&samples, text, &options)?,
-                None => transcriber.transcribe(&samples, &options)?,
+                // A given text is matched against what is heard in the whole input at once.
+                Some(text) => {
+                    let samples = caption_media::decode_audio_16k_mono(&path)?;
+                    transcriber.align_text(&samples, text, &options)?
+                }
+                None => DecodedAudio::open(&path)?.transcribe(transcriber.as_ref(), &options)?,
             };
             Ok(transcript.words)
         })
@@ -434,19 +437,67 @@ impl Engine {
             .progress(move |p| progress.store(p, Ordering::Relaxed))
             .cancel(cancel);
         let words = tokio::task::spawn_blocking(move || {
-            let samples = caption_media::decode_audio_16k_mono(&path)?;
-            #[allow(
-                clippy::cast_precision_loss,
-                reason = "a sample count far below 2^52 is exact in f64"
-            )]
-            let seconds = samples.len() as f64 / f64::from(caption_transcribe::SAMPLE_RATE_HZ);
-            duration_bits.store(seconds.to_bits(), Ordering::Relaxed);
-            Ok::<_, Error>(transcriber.transcribe(&samples, &options)?.words)
+            let mut audio = DecodedAudio::open(&path)?;
+            if audio.reader.duration_s() > 0.0 {
+                duration_bits.store(audio.reader.duration_s().to_bits(), Ordering::Relaxed);
+            }
+            let transcript = audio.transcribe(transcriber.as_ref(), &options)?;
+            // The decoded length is exact where the container's may be missing or rounded.
+            duration_bits.store(audio.decoded_s().to_bits(), Ordering::Relaxed);
+            Ok::<_, Error>(transcript.words)
         })
         .await
         .map_err(|e| Error::Internal(format!("transcription task: {e}")))?;
         drop(scratch);
         words
+    }
+}
+
+/// A file's audio fed to the transcriber as it is decoded, so that long inputs are never held
+/// whole; a decoding failure keeps its own error (and so its code).
+struct DecodedAudio {
+    reader: caption_media::AudioReader,
+    failure: Option<caption_media::Error>,
+}
+
+impl DecodedAudio {
+    fn open(path: &Path) -> Result<Self> {
+        Ok(Self {
+            reader: caption_media::AudioReader::open(path)?,
+            failure: None,
+        })
+    }
+
+    fn transcribe(
+        &mut self,
+        transcriber: &dyn Transcriber,
+        options: &TranscribeOptions,
+    ) -> Result<caption_transcribe::Transcript> {
+        caption_transcribe::transcribe_source(transcriber, self, options)
+            .map_err(|e| self.failure.take().map_or_else(|| e.into(), Error::from))
+    }
+
+    fn decoded_s(&self) -> f64 {
+        #[allow(
+            clippy::cast_precision_loss,
+            reason = "a sample count far below 2^52 is exact in f64"
+        )]
+        let samples = self.reader.samples_read() as f64;
+        samples / f64::from(caption_transcribe::SAMPLE_RATE_HZ)
+    }
+}
+
+impl caption_transcribe::AudioSource for DecodedAudio {
+    fn next_samples(&mut self) -> caption_transcribe::Result<Option<Vec<f32>>> {
+        self.reader.next_chunk().map_err(|e| {
+            let detail = e.to_string();
+            self.failure = Some(e);
+            caption_transcribe::Error::AudioSource { detail }
+        })
+    }
+
+    fn duration_s(&self) -> Option<f64> {
+        Some(self.reader.duration_s())
     }
 }
 

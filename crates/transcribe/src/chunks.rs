@@ -52,7 +52,8 @@ pub(crate) fn split_long_regions(samples: &[f32], regions: Vec<Region>) -> Vec<R
     out
 }
 
-fn quietest_point(samples: &[f32], from_s: f64, to_s: f64) -> f64 {
+/// The middle of the quietest 100 ms of `samples` between `from_s` and `to_s`.
+pub(crate) fn quietest_point(samples: &[f32], from_s: f64, to_s: f64) -> f64 {
     let window = SAMPLE_RATE_HZ / 10;
     let hop = SAMPLE_RATE_HZ / 100;
     let from = (from_s * SAMPLE_RATE_HZ as f64) as usize;

@@ -50,6 +50,9 @@ pub enum Error {
     #[error("audio contains non-finite samples (first at index {index})")]
     NonFiniteAudio { index: usize },
 
+    #[error("reading the audio: {detail}")]
+    AudioSource { detail: String },
+
     #[error("transcription cancelled")]
     Cancelled,
 

@@ -7,6 +7,7 @@
 
 mod align;
 mod chunks;
+mod cores;
 mod ct2;
 mod error;
 mod ggml;
@@ -16,6 +17,7 @@ mod mel;
 mod models;
 mod refine;
 mod speech;
+mod stream;
 mod transcriber;
 mod vad;
 mod vocab;
@@ -28,6 +30,9 @@ pub use given::GivenText;
 pub use models::{
     InstallOptions, KNOWN_MODELS, MODELS_DIR_ENV, install_model, installed_model_path,
     model_file_name, model_path, models_dir,
+};
+pub use stream::{
+    AudioSource, BlockSource, MIN_WINDOW_S, transcribe_source, transcribe_source_in_windows,
 };
 pub use transcriber::{ProgressFn, SAMPLE_RATE_HZ, TranscribeOptions, Transcriber, Transcript};
 pub use whisper::WhisperTranscriber;

@@ -15,21 +15,33 @@ use crate::speech::{Region, SAMPLE_RATE_HZ};
 const GROUP_PAUSE_S: f64 = 0.25;
 /// Audio kept before a group's first and after its last word (at most half the pause).
 const GROUP_MARGIN_S: f64 = 0.25;
+/// A snap never leaves a word shorter than this: the aligner's shortest word (one phone of
+/// three 10 ms states).
+const MIN_WORD_S: f64 = 0.03;
 /// Groups are not allowed to grow beyond this (the aligner's search is linear in length, but
 /// failures cost the whole group).
 const MAX_GROUP_S: f64 = 20.0;
 
 /// Replaces the times of `words` (already in time order, covering `samples` from `0`) by the
 /// aligner's, group by group, then puts edges next to a pause exactly on the sound (`regions`:
-/// the amplitude gate's, in time order). Returns how many groups fell back to the old times.
+/// the amplitude gate's, in time order) where that sound's edge is in someone's speech (`voice`,
+/// when known: the onset of a music bed is no word's start). Returns how many groups fell back
+/// to the old times.
 pub(crate) fn refine(
     aligner: &Aligner,
     samples: &[f32],
     words: &mut [Word],
     regions: &[Region],
+    voice: Option<&[Region]>,
 ) -> usize {
     let failed = align_groups(aligner, samples, words);
-    snap_to_pauses(words, regions);
+    let in_voice = |t: f64| {
+        voice.is_none_or(|voice| {
+            let i = voice.partition_point(|r| r.end_s < t);
+            i < voice.len() && voice[i].start_s <= t
+        })
+    };
+    snap_to_pauses(words, regions, in_voice);
     failed
 }
 
@@ -38,7 +50,8 @@ pub(crate) fn refine(
 /// signal is exact: a start in silence moves to the next onset, an end in silence back to the
 /// last offset, and sound that would belong to no word (between a pause and an edge) is given to
 /// the word beside it. Boundaries inside continuous sound are left to the aligner.
-fn snap_to_pauses(words: &mut [Word], regions: &[Region]) {
+/// Only edges for which `trusted` holds are snapped onto.
+fn snap_to_pauses(words: &mut [Word], regions: &[Region], trusted: impl Fn(f64) -> bool) {
     if regions.is_empty() {
         return;
     }
@@ -62,12 +75,14 @@ fn snap_to_pauses(words: &mut [Word], regions: &[Region]) {
             Ok(k) if regions[k].start_s >= previous_end => regions[k].start_s,
             _ => start,
         };
+        let new_start = if trusted(new_start) { new_start } else { start };
         let new_end = match locate(end) {
             Err(k) if k > 0 && regions[k - 1].end_s > new_start => regions[k - 1].end_s,
             Ok(k) if regions[k].end_s <= next_start => regions[k].end_s,
             _ => end,
         };
-        if new_end > new_start {
+        let new_end = if trusted(new_end) { new_end } else { end };
+        if new_end - new_start >= MIN_WORD_S {
             words[i].start = round_ms(new_start);
             words[i].end = round_ms(new_end);
         }
@@ -127,7 +142,11 @@ fn groups(words: &[Word]) -> Vec<std::ops::Range<usize>> {
         let at_end = i == words.len();
         let cut = at_end || {
             let pause_s = words[i].start - words[i - 1].end;
-            pause_s >= GROUP_PAUSE_S
+            pause_s
+                >= std::env::var("XGP")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(GROUP_PAUSE_S)
                 || (words[i].end - words[start].start > MAX_GROUP_S && pause_s > 0.0)
         };
         if cut {
@@ -162,12 +181,23 @@ mod tests {
         // sliver of the first sound before the first word.
         let regions = [region(0.5, 1.2), region(1.6, 2.4)];
         let mut words = [word(0.53, 1.25), word(1.45, 1.8), word(1.8, 2.38)];
-        snap_to_pauses(&mut words, &regions);
+        snap_to_pauses(&mut words, &regions, |_| true);
         assert_eq!((words[0].start, words[0].end), (0.5, 1.2));
         assert_eq!((words[1].start, words[1].end), (1.6, 1.8));
         // The boundary inside continuous sound stays the aligner's; the last end reaches the
         // offset because no word follows in that sound.
         assert_eq!((words[2].start, words[2].end), (1.8, 2.4));
+    }
+
+    #[test]
+    fn edges_outside_the_voice_are_not_snapped_onto() {
+        // A music bed sounds from 0 s; the voice starts at 1.0 s. The music's onset is no
+        // word's start, and its end no word's end.
+        let regions = [region(0.0, 3.0)];
+        let mut words = [word(1.02, 1.5), word(1.5, 2.1)];
+        snap_to_pauses(&mut words, &regions, |t| (0.9..=2.3).contains(&t));
+        assert_eq!((words[0].start, words[0].end), (1.02, 1.5));
+        assert_eq!((words[1].start, words[1].end), (1.5, 2.1));
     }
 
     #[test]

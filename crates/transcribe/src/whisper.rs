@@ -13,6 +13,7 @@ use whisper_rs::{
 
 use crate::align::{self, AlignParams, Estimate};
 use crate::chunks::{self, Chunk};
+use crate::cores::Cores;
 use crate::error::{Error, Result};
 use crate::ggml::{self, Hparams};
 use crate::given::{self, GivenText};
@@ -182,7 +183,9 @@ impl WhisperTranscriber {
             beam_size: BEAM_SIZE,
             patience: -1.0,
         });
-        params.set_n_threads(options.effective_threads() as i32);
+        // Held until the piece is transcribed (see `cores`).
+        let cores = Cores::take(options.effective_threads());
+        params.set_n_threads(cores.count() as i32);
         params.set_language(Some(language.unwrap_or("auto")));
         params.set_translate(false);
         // Every piece stands alone: carrying text over lets one hallucination breed more.
@@ -218,7 +221,15 @@ impl WhisperTranscriber {
         } else {
             audio
         };
-        if let Err(e) = state.full(params, input) {
+        let started = std::time::Instant::now();
+        let outcome = state.full(params, input);
+        drop(cores);
+        tracing::debug!(
+            audio_s = input.len() as f64 / SAMPLE_RATE_HZ as f64,
+            elapsed_s = started.elapsed().as_secs_f64(),
+            "whisper ran on a piece"
+        );
+        if let Err(e) = outcome {
             if options.is_cancelled() {
                 return Err(Error::Cancelled);
             }
@@ -315,22 +326,34 @@ fn place_words(
         .collect()
 }
 
+/// What the signal itself says about an input: where there is sound (the amplitude gate, exact
+/// to the millisecond) and, when voice activity is known, where someone speaks (padded).
+struct Signal {
+    sound: Vec<Region>,
+    voice: Option<Vec<Region>>,
+}
+
 impl WhisperTranscriber {
-    /// Whisper's words with DTW times snapped onto the signal, the language, and the
-    /// amplitude gate's sound regions (before voice activity restricts them).
+    /// Whisper's words with DTW times snapped onto the signal, the language, and the signal's
+    /// sound and voice.
     fn transcribe_rough(
         &self,
         samples: &[f32],
         options: &TranscribeOptions,
-    ) -> Result<(Vec<Word>, Option<&'static str>, Vec<Region>)> {
+    ) -> Result<(Vec<Word>, Option<&'static str>, Signal)> {
         let mut language = self.resolve_language(&options.language)?;
         if let Some(index) = samples.iter().position(|x| !x.is_finite()) {
             return Err(Error::NonFiniteAudio { index });
         }
         let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
         let sound = speech::speech_regions(samples, &self.tuning.gate);
-        let regions = match &self.vad {
-            Some(vad) => vad::restrict(&sound, &vad.speech(samples)?),
+        let voice = self
+            .vad
+            .as_ref()
+            .map(|vad| vad.speech(samples))
+            .transpose()?;
+        let regions = match &voice {
+            Some(voice) => vad::restrict(&sound, voice),
             None => sound.clone(),
         };
         let regions = chunks::split_long_regions(samples, regions);
@@ -381,22 +404,26 @@ impl WhisperTranscriber {
             ));
             done_s += chunk.end_s - chunk.start_s;
         }
-        Ok((words::split_unspaced_words(words), language, sound))
+        let signal = Signal { sound, voice };
+        Ok((words::split_unspaced_words(words), language, signal))
     }
 
     /// The aligner's times for English words; others keep theirs.
-    fn refine(
-        &self,
-        samples: &[f32],
-        words: &mut [Word],
-        language: Option<&str>,
-        sound: &[Region],
-    ) {
+    fn refine(&self, samples: &[f32], words: &mut [Word], language: Option<&str>, signal: &Signal) {
         if let (Some(aligner), Some("en")) = (&self.aligner, language) {
-            let failed = refine::refine(aligner, samples, words, sound);
-            if failed > 0 {
-                tracing::debug!(failed, "groups kept their DTW times");
-            }
+            let started = std::time::Instant::now();
+            let failed = refine::refine(
+                aligner,
+                samples,
+                words,
+                &signal.sound,
+                signal.voice.as_deref(),
+            );
+            tracing::debug!(
+                failed,
+                elapsed_s = started.elapsed().as_secs_f64(),
+                "aligned; failed groups kept their DTW times"
+            );
         }
     }
 }
@@ -410,8 +437,8 @@ fn report(options: &TranscribeOptions, percent: u8) {
 impl Transcriber for WhisperTranscriber {
     fn transcribe(&self, samples: &[f32], options: &TranscribeOptions) -> Result<Transcript> {
         report(options, 0);
-        let (mut words, language, sound) = self.transcribe_rough(samples, options)?;
-        self.refine(samples, &mut words, language, &sound);
+        let (mut words, language, signal) = self.transcribe_rough(samples, options)?;
+        self.refine(samples, &mut words, language, &signal);
         report(options, 100);
         Ok(Transcript {
             words,
@@ -426,7 +453,7 @@ impl Transcriber for WhisperTranscriber {
         options: &TranscribeOptions,
     ) -> Result<Transcript> {
         report(options, 0);
-        let (heard, language, sound) = self.transcribe_rough(samples, options)?;
+        let (heard, language, signal) = self.transcribe_rough(samples, options)?;
         let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
         let mut words = match text {
             GivenText::Plain(text) => given::place_plain(text, &heard, total_s),
@@ -438,7 +465,7 @@ impl Transcriber for WhisperTranscriber {
             word.start = round_ms(word.start.max(0.0).min(total_s));
             word.end = round_ms(word.end.min(total_s)).max(word.start);
         }
-        self.refine(samples, &mut words, language, &sound);
+        self.refine(samples, &mut words, language, &signal);
         report(options, 100);
         Ok(Transcript {
             words,

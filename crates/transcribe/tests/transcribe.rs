@@ -250,9 +250,41 @@ fn long_input_is_chunked_and_stays_in_order() {
         samples.extend_from_slice(&jfk);
         samples.extend(std::iter::repeat_n(0.0, 16_000 * (1 + i % 4)));
     }
-    let transcript = model("tiny.en")
+    let whole = model("tiny.en")
         .transcribe(&samples, &TranscribeOptions::default())
         .unwrap();
+    // The same fed a second at a time through 40 s windows, as an hour-long input is.
+    let blocks = samples
+        .chunks(16_000)
+        .map(|b| Ok::<_, std::convert::Infallible>(b.to_vec()));
+    let windowed = caption_transcribe::transcribe_source_in_windows(
+        model("tiny.en").as_ref(),
+        &mut caption_transcribe::BlockSource::new(blocks, None),
+        &TranscribeOptions::default(),
+        40.0,
+    )
+    .unwrap();
+    for transcript in [&whole, &windowed] {
+        assert_repetitions_in_place(transcript, &samples, &starts_s);
+    }
+    // Cut at pauses, the windows hear what the whole input does, at the same times.
+    let text = |t: &caption_transcribe::Transcript| -> Vec<String> {
+        t.words.iter().map(|w| w.word.to_lowercase()).collect()
+    };
+    assert_eq!(text(&whole), text(&windowed));
+    for (a, b) in whole.words.iter().zip(&windowed.words) {
+        assert!(
+            (a.start - b.start).abs() <= 0.03 && (a.end - b.end).abs() <= 0.03,
+            "{a:?} whole, {b:?} in windows"
+        );
+    }
+}
+
+fn assert_repetitions_in_place(
+    transcript: &caption_transcribe::Transcript,
+    samples: &[f32],
+    starts_s: &[f64],
+) {
     assert_well_formed(&transcript.words, samples.len() as f64 / 16_000.0);
     let words: Vec<String> = transcript
         .words
