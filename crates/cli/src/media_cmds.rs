@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use caption_core::{Config, ConfigPatch, GenerateRequest, Word, parse_config_patch, parse_words};
 use caption_engine::{BurnOptions, Engine, EngineOptions};
-use caption_render::{CaptionRenderer, FrameSize, SystemFonts};
+use caption_render::{CaptionRenderer, FontSource, FrameSize, SheetOptions, SystemFonts};
 use caption_transcribe::GivenText;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
@@ -331,23 +331,52 @@ pub fn preview(args: &PreviewArgs<'_>) -> Result<ExitCode> {
     let local = local_engine("base", args.templates_dir, 0)?;
     let config = style(&local.engine, args.template, args.config)?;
     let words = read_words(args.words)?;
-    let fonts = Arc::new(SystemFonts::new()?);
+    let fonts: Arc<dyn FontSource> = Arc::new(SystemFonts::new()?);
     let renderer = CaptionRenderer::new(
         &words,
         &config,
         FrameSize::new(args.size.0, args.size.1),
-        fonts,
+        Arc::clone(&fonts),
     )?;
-    let background = caption_core::Color::rgb(40, 44, 52);
-    let png = if args.sheet {
-        caption_render::contact_sheet_png(&renderer, 4, 270, background)?
+    let options = SheetOptions::default();
+    if !args.sheet {
+        let png = caption_render::frame_png(&renderer, args.at_s, options.background)?;
+        std::fs::write(args.output, png)
+            .with_context(|| format!("writing {}", args.output.display()))?;
+        eprintln!("wrote {}", args.output.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let sheets = caption_render::contact_sheets_png(&renderer, fonts, &options)?;
+    let tiles = renderer.timeline().words.len();
+    let mut written = Vec::with_capacity(sheets.len());
+    for (k, png) in sheets.iter().enumerate() {
+        let path = sheet_path(args.output, k);
+        std::fs::write(&path, png).with_context(|| format!("writing {}", path.display()))?;
+        written.push(path.display().to_string());
+    }
+    if written.len() == 1 {
+        eprintln!("wrote {} ({tiles} words)", written[0]);
     } else {
-        caption_render::frame_png(&renderer, args.at_s, background)?
-    };
-    std::fs::write(args.output, png)
-        .with_context(|| format!("writing {}", args.output.display()))?;
-    eprintln!("wrote {}", args.output.display());
+        eprintln!(
+            "{tiles} words, {} to a sheet: wrote {} sheets: {}",
+            options.tiles_per_sheet,
+            written.len(),
+            written.join(", ")
+        );
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `k`-th sheet's file: `sheet.png`, then `sheet-2.png`, `sheet-3.png`, ...
+fn sheet_path(first: &Path, k: usize) -> std::path::PathBuf {
+    if k == 0 {
+        return first.to_owned();
+    }
+    let stem = first
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("sheet");
+    first.with_file_name(format!("{stem}-{}.png", k + 1))
 }
 
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {

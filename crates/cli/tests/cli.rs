@@ -171,3 +171,39 @@ fn validate_warns_of_unknown_fields_refuses_them_with_strict_and_checks_the_font
             .success()
     );
 }
+
+#[test]
+fn preview_sheet_writes_every_word_over_several_sheets_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let words: Vec<serde_json::Value> = (0..230)
+        .map(|i| {
+            let start = f64::from(i) * 0.4;
+            serde_json::json!({"start": start, "end": start + 0.3,
+                               "word": format!("w{i}"), "punctuated_word": format!("w{i}")})
+        })
+        .collect();
+    let file = dir.path().join("words.json");
+    std::fs::write(&file, serde_json::to_string(&words).unwrap()).unwrap();
+    let sheet = dir.path().join("sheet.png");
+    let out = captions(&[
+        "preview",
+        "--words",
+        file.to_str().unwrap(),
+        "--sheet",
+        "--size",
+        "108x192",
+        "-o",
+        sheet.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("230 words, 100 to a sheet: wrote 3 sheets"),
+        "{stderr}"
+    );
+    for name in ["sheet.png", "sheet-2.png", "sheet-3.png"] {
+        let png = std::fs::read(dir.path().join(name)).unwrap();
+        assert_eq!(&png[1..4], b"PNG", "{name}");
+    }
+    assert!(!dir.path().join("sheet-4.png").exists());
+}

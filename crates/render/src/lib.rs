@@ -21,7 +21,7 @@ mod system;
 
 pub use error::{Error, Result};
 pub use overlay::Overlay;
-pub use preview::{contact_sheet_png, frame_png};
+pub use preview::{SheetOptions, contact_sheets_png, frame_png};
 pub use renderer::{CaptionRenderer, RenderStats};
 pub use system::SystemFonts;
 

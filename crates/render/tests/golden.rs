@@ -14,7 +14,10 @@ use caption_core::{
     CapitalizationType, Catalog, Color, ColorSet, Config, DisplayEmojis, DisplayMode, DisplayWords,
     EffectMode, EffectType, Position, SpokenMode, Word,
 };
-use caption_render::{CaptionRenderer, DirFonts, FontSource, FrameSize, SystemFonts, frame_png};
+use caption_render::{
+    CaptionRenderer, DirFonts, FontSource, FrameSize, SheetOptions, SystemFonts,
+    contact_sheets_png, frame_png,
+};
 use tiny_skia::Pixmap;
 
 const FRAME: FrameSize = FrameSize {
@@ -445,6 +448,30 @@ fn pages_and_effects_read_well() {
         0.42,
         &mut failures,
     );
+    finish(failures);
+}
+
+#[test]
+fn contact_sheets_are_labelled_and_split() {
+    let mut failures = Vec::new();
+    let words = spoken("Welcome to the first test of captions.");
+    let renderer = CaptionRenderer::new(&words, &base(), FRAME, fonts()).unwrap();
+    let options = SheetOptions {
+        columns: 2,
+        tile_width_px: 120,
+        tiles_per_sheet: 4,
+        background: BACKGROUND,
+    };
+    let sheets = contact_sheets_png(&renderer, fonts(), &options).unwrap();
+    // Seven words, four to a sheet: two sheets, none dropped.
+    assert_eq!(sheets.len(), 2);
+    let second = Pixmap::decode_png(&sheets[1]).unwrap();
+    assert_eq!(
+        second.height(),
+        2 * (213 + 30 + 4) + 4,
+        "two rows of tile and label"
+    );
+    compare_or_bless("sheet-labelled", &sheets[0], &mut failures);
     finish(failures);
 }
 
