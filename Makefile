@@ -7,7 +7,7 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/caption-engine/target
 export CAPTIONS_CACHE ?= $(HOME)/.cache/caption-engine
 CARGO ?= cargo
 
-.PHONY: setup build run test lint fmt bench
+.PHONY: setup build install run test lint fmt bench
 
 ## setup: install what is missing (Debian packages, tools, whisper models); quick when done.
 setup:
@@ -22,8 +22,13 @@ setup:
 build: setup
 	$(CARGO) build --release -p caption-cli
 
-## run: set up, build, and start what the product offers.
-run: build
+## install: build, then put `captions` on the PATH with shell completions and man pages
+## (/usr/local as root, else ~/.local; PREFIX=... to choose).
+install: build
+	@scripts/install
+
+## run: set up, build, install, and start what the product offers.
+run: install
 	@scripts/run
 
 ## test: set up, then formatting, lints, every test and the benches' build.

@@ -193,6 +193,15 @@ enum Command {
         #[command(subcommand)]
         command: ModelCommand,
     },
+    /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
+    #[command(hide = true)]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write the man pages (captions.1 and one per command) into a folder.
+    #[command(hide = true)]
+    Manpages { dir: PathBuf },
 }
 
 /// The caption style of an ASS export.
@@ -359,6 +368,12 @@ fn main() -> ExitCode {
         Command::Model {
             command: ModelCommand::Install { names, force },
         } => media_cmds::model_install(&names, force),
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "captions", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Manpages { dir } => manpages(&dir),
         Command::Serve {
             config,
             bind,
@@ -377,6 +392,28 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Writes `captions.1` and a `captions-<command>.1` page per visible command into `dir`.
+fn manpages(dir: &std::path::Path) -> anyhow::Result<ExitCode> {
+    use anyhow::Context as _;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let command = <Cli as clap::CommandFactory>::command();
+    let write = |name: &str, page: clap::Command| -> anyhow::Result<()> {
+        let path = dir.join(format!("{name}.1"));
+        let mut bytes = Vec::new();
+        clap_mangen::Man::new(page)
+            .title(name.to_uppercase())
+            .render(&mut bytes)?;
+        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))
+    };
+    for sub in command.get_subcommands().filter(|c| !c.is_hide_set()) {
+        let name = format!("captions-{}", sub.get_name());
+        let page = sub.clone().bin_name(format!("captions {}", sub.get_name()));
+        write(&name, page)?;
+    }
+    write("captions", command)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// An error and its causes on one line, each said once: a cause whose text the line already
