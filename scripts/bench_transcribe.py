@@ -754,8 +754,9 @@ def main():
             clips, args.model, "en", args.threads, args.compute_type, args.beam)
     ran, rows = print_report(clips, engines, groups)
     if args.json:
+        # NumPy scalars (from the music and noise mixing) are written as plain numbers.
         Path(args.json).write_text(json.dumps({"rows": rows, "clips": clips, "results": ran, "fixture_check": report},
-                                              indent=1))
+                                              indent=1, default=lambda o: o.item() if hasattr(o, "item") else str(o)))
 
 
 if __name__ == "__main__":
