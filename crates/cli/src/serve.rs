@@ -52,6 +52,7 @@ pub fn run(flags: Flags) -> anyhow::Result<()> {
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(async move {
+        let shutdown = shutdown_signal();
         let server = Server::bind(config).await?;
         let base = format!("http://{}", server.local_addr());
         let key = generated_key.as_deref().unwrap_or("$CAPTIONS_API_KEY");
@@ -67,7 +68,7 @@ pub fn run(flags: Flags) -> anyhow::Result<()> {
         writeln!(out, "try: curl -H 'x-api-key: {key}' {base}/v1/templates")?;
         out.flush()?;
         drop(out);
-        server.run(shutdown_signal()).await?;
+        server.run(shutdown).await?;
         anyhow::Ok(())
     })
 }
@@ -100,27 +101,35 @@ fn data_folder_key(data_dir: &Path) -> anyhow::Result<(PathBuf, String)> {
     Ok((path, key))
 }
 
-/// Completes on SIGTERM or Ctrl-C (SIGINT).
-async fn shutdown_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Listens for SIGTERM and Ctrl-C (SIGINT) from the moment it is called, which is before the
+/// port opens: a signal that arrives right after start-up stops the service cleanly too (a
+/// listener set up later left the default action, death by signal, to that moment). The future
+/// completes on either signal. Call it inside the runtime.
+fn shutdown_signal() -> impl Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let listeners = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        );
+        async move {
+            match listeners {
+                (Ok(mut interrupt), Ok(mut terminate)) => tokio::select! {
+                    _ = interrupt.recv() => tracing::info!("interrupted"),
+                    _ = terminate.recv() => tracing::info!("terminated"),
+                },
+                (Err(e), _) | (_, Err(e)) => {
+                    tracing::warn!(error = %e, "cannot listen for SIGTERM; stopping on Ctrl-C only");
+                    let _ = tokio::signal::ctrl_c().await;
+                    tracing::info!("interrupted");
+                }
             }
         }
-    };
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => tracing::info!("interrupted"),
-        () = terminate => tracing::info!("terminated"),
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("interrupted");
     }
 }
