@@ -10,6 +10,7 @@ use caption_align::Aligner;
 use caption_core::Word;
 
 use crate::speech::{Region, SAMPLE_RATE_HZ};
+use crate::whisper::round_ms;
 
 /// A silence at least this long between two words separates alignment groups.
 const GROUP_PAUSE_S: f64 = 0.25;
@@ -127,10 +128,6 @@ fn align_groups(aligner: &Aligner, samples: &[f32], words: &mut [Word]) -> usize
         }
     }
     failed
-}
-
-fn round_ms(t_s: f64) -> f64 {
-    (t_s * 1000.0).round() / 1000.0
 }
 
 /// Ranges of words between pauses of at least [`GROUP_PAUSE_S`], each at most [`MAX_GROUP_S`]

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use crate::chunks;
 use crate::error::{Error, Result};
 use crate::transcriber::{SAMPLE_RATE_HZ, TranscribeOptions, Transcriber, Transcript};
+use crate::whisper::round_ms;
 
 /// Audio per window. Five minutes: long enough that cuts are rare, short enough that the
 /// window is small next to the model (19 MB of samples).
@@ -175,10 +176,6 @@ pub fn transcribe_source_in_windows(
     }
     report(100);
     Ok(Transcript { words, language })
-}
-
-fn round_ms(t_s: f64) -> f64 {
-    (t_s * 1000.0).round() / 1000.0
 }
 
 #[cfg(test)]

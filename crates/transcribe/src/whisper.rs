@@ -279,7 +279,7 @@ impl WhisperTranscriber {
 }
 
 /// Millisecond precision: finer than any boundary is known, and stable in JSON.
-fn round_ms(t_s: f64) -> f64 {
+pub(crate) fn round_ms(t_s: f64) -> f64 {
     (t_s * 1000.0).round() / 1000.0
 }
 
