@@ -139,11 +139,7 @@ fn groups(words: &[Word]) -> Vec<std::ops::Range<usize>> {
         let at_end = i == words.len();
         let cut = at_end || {
             let pause_s = words[i].start - words[i - 1].end;
-            pause_s
-                >= std::env::var("XGP")
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(GROUP_PAUSE_S)
+            pause_s >= GROUP_PAUSE_S
                 || (words[i].end - words[start].start > MAX_GROUP_S && pause_s > 0.0)
         };
         if cut {
