@@ -129,3 +129,20 @@ pub(crate) fn input_duration_s(input: &Input) -> f64 {
         .map(|s| ts_to_s(s.duration(), s.time_base()))
         .fold(0.0, f64::max)
 }
+
+/// An [`Error::Encode`] of the output at `path`, in FFmpeg's words.
+pub(crate) fn encode_error(path: &Path, err: &ffmpeg::Error) -> Error {
+    Error::Encode {
+        path: path.to_owned(),
+        reason: describe(err),
+    }
+}
+
+/// An [`Error::Decode`] of `stream` in the input at `path`, in FFmpeg's words.
+pub(crate) fn decode_error(path: &Path, stream: &'static str, err: &ffmpeg::Error) -> Error {
+    Error::Decode {
+        path: path.to_owned(),
+        stream,
+        reason: describe(err),
+    }
+}

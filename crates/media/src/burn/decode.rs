@@ -1,0 +1,164 @@
+//! The reading side's FFmpeg pieces: the input's video stream and its decoder, the audio
+//! decoder, and the conversion of frames the blender or x264 cannot take as they are.
+
+use std::path::Path;
+
+use ffmpeg::format::Pixel;
+use ffmpeg::format::context::Input;
+use ffmpeg::{Rational, codec, frame, media};
+use ffmpeg_next as ffmpeg;
+
+use crate::ff;
+use crate::{Error, Result};
+
+/// The input's video stream: what the burn needs to know of it, and its decoder.
+pub(super) struct VideoInput {
+    pub(super) index: usize,
+    pub(super) time_base: Rational,
+    pub(super) avg_rate: Rational,
+    /// One frame's duration in `time_base` units at `avg_rate`, for frames that carry none.
+    pub(super) nominal_duration: i64,
+    pub(super) rotation_cw_deg: u32,
+    pub(super) display_matrix: Option<Vec<u8>>,
+    pub(super) decoder: ffmpeg::decoder::Video,
+}
+
+impl VideoInput {
+    /// The best video stream of `ictx`, refused when there is none or it is a still image.
+    pub(super) fn open(ictx: &Input, input_path: &Path) -> Result<Self> {
+        let path = || input_path.to_owned();
+        let Some(stream) = ictx.streams().best(media::Type::Video) else {
+            return Err(Error::NoVideo { path: path() });
+        };
+        if ff::is_still_image(ictx, &stream) {
+            return Err(Error::StillImage { path: path() });
+        }
+        let time_base = stream.time_base();
+        let mut avg_rate = stream.avg_frame_rate();
+        if avg_rate.numerator() <= 0 || avg_rate.denominator() <= 0 {
+            avg_rate = stream.rate();
+        }
+        if avg_rate.numerator() <= 0 || avg_rate.denominator() <= 0 {
+            avg_rate = Rational::new(30, 1);
+        }
+        let nominal_duration = (i64::from(time_base.denominator())
+            * i64::from(avg_rate.denominator()))
+        .checked_div(i64::from(time_base.numerator()) * i64::from(avg_rate.numerator()))
+        .unwrap_or(1)
+        .max(1);
+        let display_matrix = stream
+            .side_data()
+            .find(|sd| sd.kind() == codec::packet::side_data::Type::DisplayMatrix)
+            .map(|sd| sd.data().to_vec());
+        let decoder = open_video_decoder(&stream, time_base)
+            .map_err(|err| ff::decode_error(input_path, "video", &err))?;
+        Ok(Self {
+            index: stream.index(),
+            time_base,
+            avg_rate,
+            nominal_duration,
+            rotation_cw_deg: ff::stream_rotation_cw_deg(&stream),
+            display_matrix,
+            decoder,
+        })
+    }
+}
+
+/// Where the input's timeline starts, in seconds (frames' times are reported from there).
+pub(super) fn start_s(ictx: &Input) -> f64 {
+    // SAFETY: reading a plain field of the open input's AVFormatContext.
+    let start_ts = unsafe { (*ictx.as_ptr()).start_time };
+    if start_ts == ffmpeg::ffi::AV_NOPTS_VALUE {
+        0.0
+    } else {
+        start_ts as f64 / f64::from(ffmpeg::ffi::AV_TIME_BASE)
+    }
+}
+
+fn open_video_decoder(
+    stream: &ffmpeg::format::stream::Stream<'_>,
+    time_base: Rational,
+) -> Result<ffmpeg::decoder::Video, ffmpeg::Error> {
+    let mut context = codec::context::Context::from_parameters(stream.parameters())?;
+    context.set_threading(codec::threading::Config {
+        kind: codec::threading::Type::Frame,
+        count: 0,
+        ..Default::default()
+    });
+    // SAFETY: plain field write on the context we own, before it is opened; decoders use it to
+    // interpret packet timestamps.
+    unsafe {
+        (*context.as_mut_ptr()).pkt_timebase = time_base.into();
+    }
+    context.decoder().video()
+}
+
+pub(super) fn open_audio_decoder(
+    stream: &ffmpeg::format::stream::Stream<'_>,
+) -> Result<ffmpeg::decoder::Audio, ffmpeg::Error> {
+    let mut context = codec::context::Context::from_parameters(stream.parameters())?;
+    // SAFETY: as for the video decoder.
+    unsafe {
+        (*context.as_mut_ptr()).pkt_timebase = stream.time_base().into();
+    }
+    context.decoder().audio()
+}
+
+/// Converts frames the blender or x264 cannot take as they are (see
+/// [`encode_format`](super::planes::encode_format)), keeping one scaler while the input's
+/// size and format stay.
+#[derive(Default)]
+pub(super) struct Converter {
+    scaler: Option<ffmpeg::software::scaling::Context>,
+}
+
+impl Converter {
+    pub(super) fn convert(
+        &mut self,
+        decoded: &frame::Video,
+        target: Pixel,
+        input_path: &Path,
+    ) -> Result<frame::Video> {
+        let (w, h, format) = (decoded.width(), decoded.height(), decoded.format());
+        let stale = self.scaler.as_ref().is_none_or(|s| {
+            s.input().format != format || s.input().width != w || s.input().height != h
+        });
+        if stale {
+            let scaler = ffmpeg::software::scaling::Context::get(
+                format,
+                w,
+                h,
+                target,
+                w,
+                h,
+                ffmpeg::software::scaling::Flags::BILINEAR,
+            )
+            .map_err(|err| ff::decode_error(input_path, "video", &err))?;
+            self.scaler = Some(scaler);
+        }
+        let mut converted = frame::Video::empty();
+        if let Some(scaler) = self.scaler.as_mut() {
+            scaler
+                .run(decoded, &mut converted)
+                .map_err(|err| ff::decode_error(input_path, "video", &err))?;
+        }
+        // SAFETY: both frames are valid; this copies metadata (timing, aspect ratio, colour
+        // tags), not pixels.
+        unsafe {
+            ffmpeg::ffi::av_frame_copy_props(converted.as_mut_ptr(), decoded.as_ptr());
+        }
+        let source_is_yuv = format.descriptor().is_some_and(|d| {
+            // SAFETY: a descriptor points at libavutil's static table; reading its flags.
+            let flags = unsafe { (*d.as_ptr()).flags };
+            let rgb_or_palette =
+                (ffmpeg::ffi::AV_PIX_FMT_FLAG_RGB | ffmpeg::ffi::AV_PIX_FMT_FLAG_PAL) as u64;
+            d.nb_components() >= 3 && flags & rgb_or_palette == 0
+        });
+        if !source_is_yuv {
+            // swscale writes RGB sources as BT.601 limited range.
+            converted.set_color_space(ffmpeg::color::Space::BT470BG);
+            converted.set_color_range(ffmpeg::color::Range::MPEG);
+        }
+        Ok(converted)
+    }
+}

@@ -1,0 +1,398 @@
+//! The frame loop on the calling thread: demux, decode, overlay each batch of frames in
+//! parallel with rayon, and hand frames and audio to the writer thread in order.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::SyncSender;
+
+use ffmpeg::format::Pixel;
+use ffmpeg::format::context::Input;
+use ffmpeg::{Packet, frame, picture};
+use ffmpeg_next as ffmpeg;
+use rayon::prelude::*;
+
+use super::audio::AudioPlan;
+use super::decode::{self, Converter, VideoInput};
+use super::encode::OutputPlan;
+use super::messages::{Msg, VideoFrame};
+use super::options::{BurnOptions, BurnReport};
+use super::overlays::{BlendJob, OverlayCache};
+use super::planes::encode_format;
+use super::writer::WriterHandle;
+use crate::ff;
+use crate::overlay::OverlaySource;
+use crate::{Error, Result};
+
+/// Frames whose overlays are rendered and converted together in one rayon batch (one per
+/// core is enough: most frames reuse the previous overlay). Every frame in flight keeps a
+/// decoded picture (3 MB at 1080x1920) alive, so this stays small.
+const BATCH_FRAMES: usize = 2;
+const MAX_CONSECUTIVE_DECODE_ERRORS: u32 = 100;
+
+pub(super) struct Burner<'a> {
+    input_path: &'a Path,
+    output_path: &'a Path,
+    muxer: &'a str,
+    ictx: Input,
+    overlays: &'a dyn OverlaySource,
+    options: &'a BurnOptions,
+    video: VideoInput,
+    start_s: f64,
+    duration_s: f64,
+    audio_index: Option<usize>,
+    audio: AudioPlan,
+    converter: Converter,
+    writer: Option<WriterHandle>,
+    early_audio: Vec<Msg>,
+    batch: Vec<(frame::Video, i64)>,
+    last_pts: Option<i64>,
+    frame_size: Option<(u32, u32, Pixel)>,
+    frames: u64,
+    overlaid: Arc<AtomicU64>,
+    cache: OverlayCache,
+    consecutive_errors: u32,
+    video_end_ts: i64,
+}
+
+impl<'a> Burner<'a> {
+    pub(super) fn new(
+        input_path: &'a Path,
+        ictx: Input,
+        muxer: &'a str,
+        output_path: &'a Path,
+        overlays: &'a dyn OverlaySource,
+        options: &'a BurnOptions,
+    ) -> Result<Self> {
+        let video = VideoInput::open(&ictx, input_path)?;
+        let (audio_index, audio) = AudioPlan::for_input(&ictx, muxer, input_path)?;
+        Ok(Self {
+            input_path,
+            output_path,
+            muxer,
+            start_s: decode::start_s(&ictx),
+            duration_s: ff::input_duration_s(&ictx),
+            ictx,
+            overlays,
+            options,
+            video,
+            audio_index,
+            audio,
+            converter: Converter::default(),
+            writer: None,
+            early_audio: Vec::new(),
+            batch: Vec::with_capacity(BATCH_FRAMES),
+            last_pts: None,
+            frame_size: None,
+            frames: 0,
+            overlaid: Arc::new(AtomicU64::new(0)),
+            cache: OverlayCache::default(),
+            consecutive_errors: 0,
+            video_end_ts: 0,
+        })
+    }
+
+    pub(super) fn run(mut self) -> Result<BurnReport> {
+        let result = self.pump();
+        self.finish_writer(result)?;
+        if let Some(progress) = &self.options.progress {
+            progress(1.0);
+        }
+        Ok(self.report())
+    }
+
+    /// Ends the writer after the frame loop's `result`: finished on success, abandoned on
+    /// failure (the loop's error is the first cause and wins over the writer's).
+    fn finish_writer(&mut self, result: Result<()>) -> Result<()> {
+        match (result, self.writer.take()) {
+            (Ok(()), Some(writer)) => {
+                let sent = writer.tx.send(Msg::Finish);
+                // A failed send means the writer stopped early; its own error explains why.
+                writer.join(self.output_path)??;
+                if sent.is_err() {
+                    return Err(Error::Encode {
+                        path: self.output_path.to_owned(),
+                        reason: "the encoder stopped before the end".to_owned(),
+                    });
+                }
+                Ok(())
+            }
+            (Ok(()), None) => Err(Error::Unreadable {
+                path: self.input_path.to_owned(),
+                reason: "no video frame could be decoded".to_owned(),
+            }),
+            (Err(err), Some(writer)) => {
+                let _ = writer.join(self.output_path);
+                Err(err)
+            }
+            (Err(err), None) => Err(err),
+        }
+    }
+
+    fn report(&self) -> BurnReport {
+        let (width, height, format) = self.frame_size.unwrap_or((0, 0, Pixel::None));
+        let (display_width, display_height) = if self.video.rotation_cw_deg % 180 == 90 {
+            (height, width)
+        } else {
+            (width, height)
+        };
+        BurnReport {
+            frames: self.frames,
+            frames_with_overlay: self.overlaid.load(Ordering::Relaxed),
+            video_end_s: ff::ts_to_s(self.video_end_ts, self.video.time_base) - self.start_s,
+            display_width,
+            display_height,
+            pixel_format: format
+                .descriptor()
+                .map_or_else(String::new, |d| d.name().to_owned()),
+            audio: self.audio.outcome(),
+            elapsed_s: 0.0,
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.options
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    fn pump(&mut self) -> Result<()> {
+        loop {
+            if self.cancelled() {
+                return Err(Error::Cancelled {
+                    path: self.output_path.to_owned(),
+                });
+            }
+            let mut packet = Packet::empty();
+            match packet.read(&mut self.ictx) {
+                Ok(()) => {}
+                Err(ffmpeg::Error::Eof) => break,
+                Err(err) => {
+                    return Err(Error::Unreadable {
+                        path: self.input_path.to_owned(),
+                        reason: ff::describe(&err),
+                    });
+                }
+            }
+            let index = packet.stream();
+            if index == self.video.index {
+                match self.video.decoder.send_packet(&packet) {
+                    Ok(()) => self.consecutive_errors = 0,
+                    Err(err) => self.note_decode_error("video", &err)?,
+                }
+                self.drain_video()?;
+            } else if Some(index) == self.audio_index {
+                self.on_audio_packet(packet)?;
+            }
+        }
+        // Flushing decoders that saw no valid packet may fail; there is nothing left then.
+        if self.video.decoder.send_eof().is_ok() {
+            self.drain_video()?;
+        }
+        if let AudioPlan::Encode { decoder, .. } = &mut self.audio
+            && decoder.send_eof().is_ok()
+        {
+            self.drain_audio()?;
+        }
+        self.flush_batch()
+    }
+
+    fn note_decode_error(&mut self, stream: &'static str, err: &ffmpeg::Error) -> Result<()> {
+        self.consecutive_errors += 1;
+        tracing::warn!(path = %self.input_path.display(), stream, %err, "skipping a packet that does not decode");
+        if self.consecutive_errors > MAX_CONSECUTIVE_DECODE_ERRORS {
+            return Err(Error::Unreadable {
+                path: self.input_path.to_owned(),
+                reason: format!("the {stream} stream does not decode: {}", ff::describe(err)),
+            });
+        }
+        Ok(())
+    }
+
+    fn drain_video(&mut self) -> Result<()> {
+        loop {
+            let mut decoded = frame::Video::empty();
+            match self.video.decoder.receive_frame(&mut decoded) {
+                Ok(()) => self.on_video_frame(decoded)?,
+                Err(ffmpeg::Error::Eof) => return Ok(()),
+                Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::ffi::EAGAIN => {
+                    return Ok(());
+                }
+                Err(err) => {
+                    self.note_decode_error("video", &err)?;
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    fn on_audio_packet(&mut self, packet: Packet) -> Result<()> {
+        match &mut self.audio {
+            AudioPlan::None => Ok(()),
+            AudioPlan::Copy { .. } => self.send_audio(Msg::AudioPacket(packet)),
+            AudioPlan::Encode { decoder, .. } => {
+                if let Err(err) = decoder.send_packet(&packet) {
+                    tracing::warn!(path = %self.input_path.display(), %err, "skipping an audio packet that does not decode");
+                }
+                self.drain_audio()
+            }
+        }
+    }
+
+    fn drain_audio(&mut self) -> Result<()> {
+        loop {
+            let AudioPlan::Encode { decoder, .. } = &mut self.audio else {
+                return Ok(());
+            };
+            let mut decoded = frame::Audio::empty();
+            match decoder.receive_frame(&mut decoded) {
+                Ok(()) => self.send_audio(Msg::AudioFrame(decoded))?,
+                Err(_) => return Ok(()),
+            }
+        }
+    }
+
+    /// Audio goes straight to the writer; before the writer exists (it opens on the first
+    /// video frame, whose format decides the encoder) it waits here.
+    fn send_audio(&mut self, msg: Msg) -> Result<()> {
+        match &self.writer {
+            Some(writer) => self.send(&writer.tx, msg),
+            None => {
+                self.early_audio.push(msg);
+                Ok(())
+            }
+        }
+    }
+
+    fn send(&self, tx: &SyncSender<Msg>, msg: Msg) -> Result<()> {
+        // A closed channel means the writer failed; `run` joins it and reports its error.
+        tx.send(msg).map_err(|_| Error::Encode {
+            path: self.output_path.to_owned(),
+            reason: "the encoder stopped".to_owned(),
+        })
+    }
+
+    fn on_video_frame(&mut self, decoded: frame::Video) -> Result<()> {
+        let Some(pts) = decoded
+            .timestamp()
+            .or(decoded.pts())
+            .or_else(|| self.last_pts.map(|p| p + self.video.nominal_duration))
+        else {
+            return Ok(());
+        };
+        if self.last_pts.is_some_and(|last| pts <= last) {
+            tracing::warn!(pts, "dropping a frame whose timestamp does not increase");
+            return Ok(());
+        }
+        self.last_pts = Some(pts);
+        let mut duration = decoded.packet().duration;
+        if duration <= 0 {
+            duration = self.video.nominal_duration;
+        }
+        let mut frame = match encode_format(decoded.format(), decoded.width(), decoded.height()) {
+            None => decoded,
+            Some(target) => self.converter.convert(&decoded, target, self.input_path)?,
+        };
+        frame.set_pts(Some(pts));
+        // Keep x264 free to choose frame types: a decoded frame's type would force them.
+        frame.set_kind(picture::Type::None);
+        self.check_frame_size(&frame)?;
+        if self.writer.is_none() {
+            self.open_writer(&frame)?;
+        }
+        self.video_end_ts = pts + duration;
+        self.frames += 1;
+        self.batch.push((frame, duration));
+        if self.batch.len() >= BATCH_FRAMES {
+            self.flush_batch()?;
+        }
+        Ok(())
+    }
+
+    /// Every frame must have the first one's size and format: the encoder is set up for it.
+    fn check_frame_size(&mut self, frame: &frame::Video) -> Result<()> {
+        match self.frame_size {
+            None => self.frame_size = Some((frame.width(), frame.height(), frame.format())),
+            Some(size) if size != (frame.width(), frame.height(), frame.format()) => {
+                return Err(Error::Decode {
+                    path: self.input_path.to_owned(),
+                    stream: "video",
+                    reason: format!(
+                        "the picture changes size or format mid-stream ({}x{} to {}x{}), which is not supported",
+                        size.0,
+                        size.1,
+                        frame.width(),
+                        frame.height()
+                    ),
+                });
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Opens the output on the first frame (whose format decides the encoder's), starts the
+    /// writer and sends it the audio that came before.
+    fn open_writer(&mut self, first: &frame::Video) -> Result<()> {
+        let writer = OutputPlan {
+            path: self.output_path,
+            muxer: self.muxer,
+            options: self.options,
+            ictx: &self.ictx,
+            video: &self.video,
+            audio_index: self.audio_index,
+            audio: &self.audio,
+        }
+        .open(first)?;
+        self.writer = Some(writer.spawn()?);
+        for msg in std::mem::take(&mut self.early_audio) {
+            self.send_audio(msg)?;
+        }
+        Ok(())
+    }
+
+    /// Renders and converts this batch's overlays in parallel, then hands the frames and their
+    /// overlays to the writer in order. The blend itself happens on the writer thread, just
+    /// before encoding: a frame the decoder still references must be copied first, and copying
+    /// there keeps one copy in flight instead of one per queued frame.
+    fn flush_batch(&mut self) -> Result<()> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_FRAMES));
+        let job = BlendJob {
+            overlays: self.overlays,
+            cache: &self.cache,
+            video_tb: self.video.time_base,
+            start_s: self.start_s,
+            rotation_cw_deg: self.video.rotation_cw_deg,
+            overlaid: &self.overlaid,
+        };
+        let overlays = batch
+            .par_iter()
+            .map(|(frame, _)| job.prepare(frame))
+            .collect::<Result<Vec<_>>>()?;
+        let batch: Vec<VideoFrame> = batch
+            .into_iter()
+            .zip(overlays)
+            .map(|((frame, duration), overlay)| VideoFrame {
+                frame,
+                duration,
+                overlay,
+            })
+            .collect();
+        if let Some(progress) = &self.options.progress
+            && let Some(VideoFrame { frame, .. }) = batch.last()
+            && self.duration_s > 0.0
+        {
+            let t_s = ff::ts_to_s(frame.pts().unwrap_or(0), self.video.time_base) - self.start_s;
+            progress((t_s / self.duration_s).clamp(0.0, 1.0));
+        }
+        let tx = match &self.writer {
+            Some(writer) => writer.tx.clone(),
+            None => return Ok(()),
+        };
+        self.send(&tx, Msg::Video(batch))
+    }
+}
