@@ -12,6 +12,7 @@ mod catalog;
 mod config;
 mod error;
 mod jobs;
+mod punctuation;
 mod script;
 mod subtitles;
 mod suggest;
@@ -29,8 +30,12 @@ pub use jobs::{
     CreateJobResponse, GenerateRequest, GenerateResponse, JobError, JobStatus, TranscriptRequest,
     TranscriptResult, UploadDescriptor,
 };
+pub use punctuation::{bare_word, is_punctuation};
 pub use script::{is_unspaced_char, joins_without_space, split_unspaced};
-pub use subtitles::{Cue, SubtitleError, SubtitleFormat, parse_cues};
+pub use subtitles::{
+    Cue, ExportOptions, SubtitleError, SubtitleErrorCode, SubtitleFormat, cues_to_words,
+    export_words, import_words, parse_cues, spread_by_length,
+};
 pub use suggest::{closest, nearest};
 pub use validate::{
     Checked, FONT_WEIGHT_MAX, FONT_WEIGHT_MIN, UnknownFields, ValidationError, ValidationErrors,

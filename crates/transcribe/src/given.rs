@@ -4,11 +4,10 @@
 //! exactly. A plain text is placed by matching its words to whisper's own transcript of the
 //! audio (an edit-distance alignment in a band around the diagonal, so an hour of text costs
 //! little): matched words take whisper's times, the words between two matches share the time
-//! between them by length. A subtitle cue's words share the cue's time by length.
+//! between them by length. A subtitle cue's words share the cue's time by length
+//! ([`caption_core::cues_to_words`]).
 
-use caption_core::{Cue, SubtitleError, SubtitleFormat, Word, parse_cues};
-
-use crate::words::bare_word;
+use caption_core::{Cue, SubtitleError, SubtitleFormat, Word, parse_cues, spread_by_length};
 
 /// A text to time on the audio.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,53 +35,12 @@ const BAND: usize = 200;
 /// Assumed length of a word with no anchor on one side, seconds.
 const UNANCHORED_WORD_S: f64 = 0.35;
 
-fn letters(s: &str) -> usize {
-    s.chars().filter(|c| c.is_alphanumeric()).count().max(1)
-}
-
 /// Lower-case letters and digits: what two spellings of a word are compared on.
 pub(crate) fn normalized(s: &str) -> String {
     s.chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
         .collect()
-}
-
-fn word(token: &str, start_s: f64, end_s: f64) -> Word {
-    let bare = bare_word(token);
-    Word {
-        start: start_s,
-        end: end_s.max(start_s),
-        word: if bare.is_empty() { token } else { bare }.to_owned(),
-        punctuated_word: token.to_owned(),
-        emoji: None,
-    }
-}
-
-/// Spreads `tokens` over `[from_s, to_s]` in proportion to their letters.
-fn spread(tokens: &[&str], from_s: f64, to_s: f64, out: &mut Vec<Word>) {
-    let total: usize = tokens.iter().map(|t| letters(t)).sum();
-    let span_s = (to_s - from_s).max(0.0);
-    let mut at_s = from_s;
-    for token in tokens {
-        let length_s = span_s * letters(token) as f64 / total.max(1) as f64;
-        out.push(word(token, at_s, at_s + length_s));
-        at_s += length_s;
-    }
-}
-
-/// The words of `cues`, each cue's spread over its time.
-pub(crate) fn place_cues(cues: &[Cue]) -> Vec<Word> {
-    let mut out = Vec::new();
-    for cue in cues {
-        let tokens: Vec<&str> = cue.text.split_whitespace().collect();
-        // Overlapping cues: a cue starts no earlier than the previous one's words end.
-        let from_s = out
-            .last()
-            .map_or(cue.start_s, |w: &Word| w.end.max(cue.start_s));
-        spread(&tokens, from_s, cue.end_s.max(from_s), &mut out);
-    }
-    out
 }
 
 /// Pairs `(given index, heard index)` of equal words in an edit-distance alignment of the two
@@ -172,11 +130,15 @@ pub(crate) fn place_plain(text: &str, heard: &[Word], total_s: f64) -> Vec<Word>
                     _ => (0.0, total_s),
                 },
             };
-            spread(run, from_s, to_s, &mut out);
+            out.extend(spread_by_length(run, from_s, to_s));
         }
         if let Some(anchor) = anchor {
             let start_s = previous_end_s.map_or(anchor.start, |p| anchor.start.max(p));
-            out.push(word(tokens[g], start_s, anchor.end.max(start_s)));
+            out.extend(spread_by_length(
+                &[tokens[g]],
+                start_s,
+                anchor.end.max(start_s),
+            ));
             previous_end_s = Some(anchor.end.max(start_s));
         }
         next_given = g + 1;
@@ -229,26 +191,5 @@ mod tests {
         assert_eq!((placed[4001].start, placed[4001].end), (4001.0, 4001.5));
         // Word 4000 was not heard: it fills the gap between its heard neighbours.
         assert_eq!((placed[4000].start, placed[4000].end), (3999.5, 4001.0));
-    }
-
-    #[test]
-    fn cues_spread_their_words_and_never_overlap() {
-        let cues = [
-            Cue {
-                start_s: 1.0,
-                end_s: 2.0,
-                text: "a bb".into(),
-            },
-            Cue {
-                start_s: 1.5,
-                end_s: 3.0,
-                text: "ccc".into(),
-            },
-        ];
-        let placed = place_cues(&cues);
-        assert_eq!(placed.len(), 3);
-        assert!((placed[0].end - (1.0 + 1.0 / 3.0)).abs() < 1e-9);
-        assert_eq!(placed[2].start, 2.0);
-        assert_eq!(placed[2].end, 3.0);
     }
 }

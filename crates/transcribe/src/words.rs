@@ -5,6 +5,8 @@
 //! punctuation sticks to the word it is written against (closing marks to the word before,
 //! opening marks to the word after).
 
+pub(crate) use caption_core::{bare_word, is_punctuation};
+
 use crate::align::Estimate;
 
 /// One text token of a segment, times in seconds from the start of the whole input.
@@ -25,40 +27,6 @@ pub(crate) struct RawWord {
     pub(crate) estimate: Estimate,
 }
 
-pub(crate) fn is_punctuation(c: char) -> bool {
-    c.is_ascii_punctuation()
-        || matches!(
-            c,
-            '¿' | '¡'
-                | '«'
-                | '»'
-                | '…'
-                | '“'
-                | '”'
-                | '‘'
-                | '’'
-                | '„'
-                | '—'
-                | '–'
-                | '·'
-                | '。'
-                | '，'
-                | '、'
-                | '！'
-                | '？'
-                | '：'
-                | '；'
-                | '「'
-                | '」'
-                | '『'
-                | '』'
-                | '（'
-                | '）'
-                | '‹'
-                | '›'
-        )
-}
-
 fn is_opening(c: char) -> bool {
     matches!(
         c,
@@ -77,11 +45,6 @@ fn is_opening(c: char) -> bool {
             | '（'
             | '‹'
     )
-}
-
-/// Strips punctuation from both ends (inner apostrophes and hyphens stay: "don't", "well-known").
-pub(crate) fn bare_word(punctuated: &str) -> &str {
-    punctuated.trim_matches(|c: char| is_punctuation(c) || c.is_whitespace())
 }
 
 struct Group {
@@ -290,11 +253,5 @@ mod tests {
                 .all(|w| w[0].end <= w[1].start && w[0].start < w[0].end)
         );
         assert_eq!(words[4], english);
-    }
-
-    #[test]
-    fn inner_apostrophes_stay() {
-        assert_eq!(bare_word("\"don't!\""), "don't");
-        assert_eq!(bare_word("«well-known»,"), "well-known");
     }
 }

@@ -1,38 +1,14 @@
-//! Reading subtitle files: SRT, WebVTT and ASS cues, or plain text.
+//! Reading subtitle files: SRT, WebVTT and ASS cues.
 //!
 //! Readers are lenient where real files vary (a byte-order mark, CRLF or CR line ends, missing
 //! cue numbers, `,` or `.` before milliseconds, hours left out, styling tags, overlapping cues)
 //! and strict where a guess would mislead: a time that cannot be read is an error naming the
 //! line.
 
-use std::fmt;
-
-/// A subtitle file's format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SubtitleFormat {
-    /// SubRip (`.srt`).
-    Srt,
-    /// WebVTT (`.vtt`).
-    Vtt,
-    /// Advanced SubStation Alpha (`.ass`, `.ssa`).
-    Ass,
-    /// Plain text: words without times (`.txt`).
-    Text,
-}
-
-impl SubtitleFormat {
-    /// The format a file name's extension names, if any.
-    pub fn from_extension(extension: &str) -> Option<Self> {
-        match extension.to_ascii_lowercase().as_str() {
-            "srt" => Some(Self::Srt),
-            "vtt" => Some(Self::Vtt),
-            "ass" | "ssa" => Some(Self::Ass),
-            "txt" | "text" => Some(Self::Text),
-            _ => None,
-        }
-    }
-}
+use super::clock::parse_timestamp;
+use super::error::SubtitleError;
+use super::format::SubtitleFormat;
+use super::markup::{Syllable, decode_entities, join_lines, read_ass_text, strip_tags};
 
 /// One subtitle cue: text shown from `start_s` to `end_s`.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,109 +17,73 @@ pub struct Cue {
     pub start_s: f64,
     /// When it disappears, seconds.
     pub end_s: f64,
-    /// Its text with styling removed; lines joined by a space.
+    /// Its text with styling removed and escapes read; its lines joined as words are (a space,
+    /// or nothing between two Chinese or Japanese words).
     pub text: String,
 }
 
-/// A subtitle file that cannot be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SubtitleError {
-    /// 1-based line of the problem.
-    pub line: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for SubtitleError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
+impl Cue {
+    /// A cue showing `text` from `start_s` to `end_s`.
+    pub fn new(start_s: f64, end_s: f64, text: impl Into<String>) -> Self {
+        Self {
+            start_s,
+            end_s,
+            text: text.into(),
+        }
     }
 }
 
-impl std::error::Error for SubtitleError {}
+/// A cue as read, with the karaoke syllables of an ASS event that times its words.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Event {
+    pub(crate) cue: Cue,
+    pub(crate) syllables: Vec<Syllable>,
+}
 
-/// Reads the cues of `text` in `format`, in time order (a plain text gives no cues).
+/// Reads the cues of `text` in `format`, in start order (plain text has no cues).
+///
+/// ```
+/// use caption_core::{SubtitleFormat, parse_cues};
+///
+/// let srt = "\u{feff}1\r\n00:00:01,000 --> 00:00:02,500\r\n<i>Hello</i>\r\nworld\r\n";
+/// let cues = parse_cues(srt, SubtitleFormat::Srt)?;
+/// assert_eq!(cues[0].text, "Hello world");
+/// assert_eq!((cues[0].start_s, cues[0].end_s), (1.0, 2.5));
+/// # Ok::<(), caption_core::SubtitleError>(())
+/// ```
 pub fn parse_cues(text: &str, format: SubtitleFormat) -> Result<Vec<Cue>, SubtitleError> {
+    Ok(read_events(text, format)?
+        .into_iter()
+        .map(|event| event.cue)
+        .collect())
+}
+
+/// The events of `text` in `format`, in start order, empty ones left out.
+pub(crate) fn read_events(text: &str, format: SubtitleFormat) -> Result<Vec<Event>, SubtitleError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
-    let mut cues = match format {
-        SubtitleFormat::Srt | SubtitleFormat::Vtt => parse_timed_blocks(&text)?,
-        SubtitleFormat::Ass => parse_ass(&text)?,
+    let mut events = match format {
+        SubtitleFormat::Srt => read_timed_blocks(&text, |line| strip_tags(line, true))?,
+        SubtitleFormat::Vtt => {
+            read_timed_blocks(&text, |line| decode_entities(&strip_tags(line, false)))?
+        }
+        SubtitleFormat::Ass => read_ass(&text)?,
         SubtitleFormat::Text => Vec::new(),
     };
-    cues.retain(|c| !c.text.is_empty());
-    cues.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
-    Ok(cues)
+    events.retain(|e| !e.cue.text.is_empty());
+    // Stable: cues that start together keep the file's order.
+    events.sort_by(|a, b| a.cue.start_s.total_cmp(&b.cue.start_s));
+    Ok(events)
 }
 
-/// `HH:MM:SS,mmm`, `HH:MM:SS.mmm` or `MM:SS.mmm` (WebVTT may leave out hours).
-fn parse_timestamp(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let (clock, fraction) = match s.rfind([',', '.']) {
-        Some(i) => (&s[..i], &s[i + 1..]),
-        None => (s, ""),
-    };
-    let parts: Vec<&str> = clock.split(':').collect();
-    if parts.is_empty() || parts.len() > 3 {
-        return None;
-    }
-    let mut seconds = 0.0;
-    for part in &parts {
-        if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        seconds = seconds * 60.0 + part.parse::<f64>().ok()?;
-    }
-    if !fraction.is_empty() {
-        if !fraction.bytes().all(|b| b.is_ascii_digit()) || fraction.len() > 9 {
-            return None;
-        }
-        seconds += fraction.parse::<f64>().ok()? / 10f64.powi(fraction.len() as i32);
-    }
-    Some(seconds)
-}
-
-/// Removes `<i>`, `<c.yellow>`, `<00:00:01.000>`, `{\an8}` and decodes the entities WebVTT uses.
-fn strip_markup(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '<' => {
-                for c in chars.by_ref() {
-                    if c == '>' {
-                        break;
-                    }
-                }
-            }
-            '{' if chars.peek() == Some(&'\\') => {
-                for c in chars.by_ref() {
-                    if c == '}' {
-                        break;
-                    }
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    out.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&nbsp;", " ")
-        .replace("&amp;", "&")
-}
-
-fn join_lines<'a>(lines: impl Iterator<Item = &'a str>) -> String {
-    lines
-        .map(strip_markup)
-        .flat_map(|l| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// SRT and WebVTT: blocks separated by blank lines, each with a `start --> end` line.
-fn parse_timed_blocks(text: &str) -> Result<Vec<Cue>, SubtitleError> {
+/// SRT and WebVTT: blocks separated by blank lines, each with a `start --> end` line; `plain`
+/// reads a line of text.
+fn read_timed_blocks(
+    text: &str,
+    plain: impl Fn(&str) -> String,
+) -> Result<Vec<Event>, SubtitleError> {
     let lines: Vec<&str> = text.split('\n').collect();
-    let mut cues = Vec::new();
+    let mut events = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i].trim();
@@ -153,16 +93,18 @@ fn parse_timed_blocks(text: &str) -> Result<Vec<Cue>, SubtitleError> {
         };
         // WebVTT cue settings follow the end time.
         let end = rest.split_whitespace().next().unwrap_or("");
-        let bad = |what: &str| SubtitleError {
+        let bad = |which| SubtitleError::BadTime {
             line: i + 1,
-            message: format!("cannot read the {what} time in {line:?}"),
+            which,
+            text: line.to_owned(),
         };
         let start_s = parse_timestamp(start).ok_or_else(|| bad("start"))?;
         let end_s = parse_timestamp(end).ok_or_else(|| bad("end"))?;
         if end_s < start_s {
-            return Err(SubtitleError {
+            return Err(SubtitleError::EndsBeforeStart {
                 line: i + 1,
-                message: format!("the cue ends ({end}) before it starts ({})", start.trim()),
+                start: start.trim().to_owned(),
+                end: end.to_owned(),
             });
         }
         let body_start = i + 1;
@@ -170,18 +112,18 @@ fn parse_timed_blocks(text: &str) -> Result<Vec<Cue>, SubtitleError> {
         while j < lines.len() && !lines[j].trim().is_empty() {
             j += 1;
         }
-        cues.push(Cue {
-            start_s,
-            end_s,
-            text: join_lines(lines[body_start..j].iter().copied()),
+        let body: Vec<String> = lines[body_start..j].iter().map(|l| plain(l)).collect();
+        events.push(Event {
+            cue: Cue::new(start_s, end_s, join_lines(body.iter().map(String::as_str))),
+            syllables: Vec::new(),
         });
         i = j;
     }
-    Ok(cues)
+    Ok(events)
 }
 
 /// ASS: `Dialogue:` lines of the `[Events]` section, fields as its `Format:` line names them.
-fn parse_ass(text: &str) -> Result<Vec<Cue>, SubtitleError> {
+fn read_ass(text: &str) -> Result<Vec<Event>, SubtitleError> {
     // The v4+ default, used until a `Format:` line says otherwise.
     let mut fields: Vec<String> = [
         "layer", "start", "end", "style", "name", "marginl", "marginr", "marginv", "effect", "text",
@@ -189,7 +131,7 @@ fn parse_ass(text: &str) -> Result<Vec<Cue>, SubtitleError> {
     .map(str::to_owned)
     .to_vec();
     let mut in_events = false;
-    let mut cues = Vec::new();
+    let mut events = Vec::new();
     for (index, raw) in text.split('\n').enumerate() {
         let line = raw.trim();
         if line.starts_with('[') {
@@ -216,9 +158,10 @@ fn parse_ass(text: &str) -> Result<Vec<Cue>, SubtitleError> {
                 .position(|f| f == name)
                 .and_then(|i| values.get(i).copied())
         };
-        let bad = |what: &str| SubtitleError {
+        let bad = |which| SubtitleError::BadTime {
             line: index + 1,
-            message: format!("cannot read the {what} time of a Dialogue line"),
+            which,
+            text: line.to_owned(),
         };
         let start_s = field("start")
             .and_then(parse_timestamp)
@@ -226,19 +169,17 @@ fn parse_ass(text: &str) -> Result<Vec<Cue>, SubtitleError> {
         let end_s = field("end")
             .and_then(parse_timestamp)
             .ok_or_else(|| bad("end"))?;
-        let body = field("text").unwrap_or("");
-        // `\N` and `\n` are line breaks, `\h` a hard space.
-        let body = body
-            .replace("\\N", "\n")
-            .replace("\\n", "\n")
-            .replace("\\h", " ");
-        cues.push(Cue {
-            start_s,
-            end_s: end_s.max(start_s),
-            text: join_lines(body.split('\n')),
+        let read = read_ass_text(field("text").unwrap_or(""));
+        events.push(Event {
+            cue: Cue::new(
+                start_s,
+                end_s.max(start_s),
+                join_lines(read.plain.split('\n')),
+            ),
+            syllables: read.syllables,
         });
     }
-    Ok(cues)
+    Ok(events)
 }
 
 #[cfg(test)]
@@ -297,10 +238,12 @@ mod tests {
             SubtitleFormat::Srt,
         )
         .unwrap_err();
-        assert_eq!(err.line, 2);
+        assert_eq!(err.line(), Some(2));
+        assert_eq!(err.code(), crate::SubtitleErrorCode::BadTime);
         let err =
             parse_cues("00:00:03,000 --> 00:00:02,000\nHi\n", SubtitleFormat::Srt).unwrap_err();
-        assert!(err.message.contains("before it starts"), "{err}");
+        assert!(err.to_string().contains("before it starts"), "{err}");
+        assert_eq!(err.code(), crate::SubtitleErrorCode::EndsBeforeStart);
     }
 
     #[test]
@@ -309,5 +252,21 @@ mod tests {
         let cues = parse_cues(srt, SubtitleFormat::Srt).unwrap();
         assert_eq!(cues[0].text, "A");
         assert_eq!(cues[1].text, "B");
+    }
+
+    #[test]
+    fn lines_of_chinese_join_without_a_space() {
+        let srt = "1\n00:00:01,000 --> 00:00:02,000\n我们今天\n去公园。\n";
+        let cues = parse_cues(srt, SubtitleFormat::Vtt).unwrap();
+        assert_eq!(cues[0].text, "我们今天去公园。");
+    }
+
+    #[test]
+    fn plain_text_has_no_cues() {
+        assert!(
+            parse_cues("hello there", SubtitleFormat::Text)
+                .unwrap()
+                .is_empty()
+        );
     }
 }
