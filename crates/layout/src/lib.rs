@@ -10,6 +10,8 @@ mod breaks;
 mod emoji;
 mod error;
 mod fonts;
+mod place;
+mod prepare;
 mod shape;
 mod state;
 mod text;

@@ -1,0 +1,72 @@
+//! The video's words made ready to place: sorted, the shown form and case chosen, and words of
+//! scripts written without spaces split into pieces that share the word's time.
+
+use caption_core::{Config, Word};
+
+use crate::emoji::{EmojiLexicon, emoji_for_word_in};
+use crate::text::{capitalize, ends_clause, ends_sentence, split_unspaced};
+
+/// A word after sorting, form/case selection and splitting, before placement.
+#[derive(Debug, Clone)]
+pub(crate) struct Prepared {
+    pub(crate) text: String,
+    pub(crate) start_s: f64,
+    pub(crate) end_s: f64,
+    pub(crate) ends_clause: bool,
+    pub(crate) emoji: Option<String>,
+}
+
+pub(crate) fn prepare(words: &[Word], config: &Config) -> Vec<Prepared> {
+    let mut sorted: Vec<&Word> = words
+        .iter()
+        .filter(|w| w.start.is_finite() && w.end.is_finite())
+        .collect();
+    sorted.sort_by(|a, b| a.start.total_cmp(&b.start));
+    let lang = EmojiLexicon::get().guess_language(sorted.iter().map(|w| w.word.as_str()));
+    let mut out = Vec::with_capacity(sorted.len());
+    let mut sentence_start = true;
+    for w in sorted {
+        let start_s = w.start.max(0.0);
+        let end_s = w.end.max(start_s);
+        let shown = if config.word_has_punctuation && !w.punctuated_word.trim().is_empty() {
+            w.punctuated_word.trim()
+        } else if !w.word.trim().is_empty() {
+            w.word.trim()
+        } else {
+            w.punctuated_word.trim()
+        };
+        let punctuated = if w.punctuated_word.trim().is_empty() {
+            &w.word
+        } else {
+            &w.punctuated_word
+        };
+        let clause = ends_clause(punctuated);
+        let sentence = ends_sentence(punctuated);
+        let emoji = emoji_for_word_in(lang, w.emoji.as_deref(), &w.word);
+        if shown.is_empty() {
+            sentence_start |= sentence;
+            continue;
+        }
+        let pieces = split_unspaced(shown);
+        let total_chars: usize = pieces.iter().map(|p| p.chars().count()).sum();
+        let mut chars_before = 0usize;
+        let n = pieces.len();
+        for (k, piece) in pieces.into_iter().enumerate() {
+            let chars = piece.chars().count();
+            let frac = |c: usize| c as f64 / total_chars.max(1) as f64;
+            let p_start = start_s + (end_s - start_s) * frac(chars_before);
+            chars_before += chars;
+            let p_end = start_s + (end_s - start_s) * frac(chars_before);
+            let last = k + 1 == n;
+            out.push(Prepared {
+                text: capitalize(piece, config.capitalization_type, sentence_start && k == 0),
+                start_s: p_start,
+                end_s: if last { end_s } else { p_end },
+                ends_clause: last && clause,
+                emoji: if last { emoji.clone() } else { None },
+            });
+        }
+        sentence_start = sentence;
+    }
+    out
+}
