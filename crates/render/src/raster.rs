@@ -177,9 +177,7 @@ fn rasterize(font: &FontData, key: GlyphKey) -> Option<GlyphMask> {
         // Union of outline band and glyph, minus the glyph: the band outside the letter, so a
         // translucent fill does not show the outline through it.
         let mut data = ring.data().to_vec();
-        let mut inside = Mask::new(width, height)?;
-        inside.fill_path(&path, FillRule::Winding, true, shift);
-        for (r, f) in data.iter_mut().zip(inside.data()) {
+        for (r, f) in data.iter_mut().zip(fill.data()) {
             let union = (*r).max(*f);
             *r = union.saturating_sub(*f);
         }
