@@ -11,8 +11,8 @@ use caption_engine::{BurnOptions, Engine};
 use indicatif::ProgressBar;
 use sha2::{Digest as _, Sha256};
 
-use crate::formats;
-use crate::media_cmds::{local_engine, read_words, runtime, style};
+use crate::formats::{self, read_words};
+use crate::media_cmds::{local_engine, runtime, style};
 use crate::{interrupt, paths};
 
 const VIDEO_EXTENSIONS: &[&str] = &[

@@ -1,12 +1,17 @@
-//! Transcript files: JSON words, SRT, WebVTT, ASS and plain text.
+//! Transcript files by extension: JSON words, and the subtitle formats caption-core reads and
+//! writes (SRT, WebVTT, ASS, plain text).
 
-use std::fmt::Write as _;
+use std::path::Path;
 
-use caption_core::Word;
+use anyhow::{Context as _, Result, bail};
+use caption_core::{ExportOptions, SubtitleFormat, Word, export_words, import_words, parse_words};
 use clap::ValueEnum;
+use serde_json::Value;
 
-use crate::ass::{self, AssStyle};
-use crate::cues::cues;
+use crate::paths;
+
+/// The extensions words are read from and written to, as users are told.
+pub const EXTENSIONS: &str = ".json, .srt, .vtt, .ass or .txt";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -32,15 +37,26 @@ impl Format {
         }
     }
 
-    /// Guesses the format from an output file's extension.
-    pub fn from_extension(path: &std::path::Path) -> Option<Self> {
-        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+    /// The format a file's extension names.
+    pub fn from_extension(path: &Path) -> Option<Self> {
+        match paths::extension(path)?.as_str() {
             "json" => Some(Self::Json),
             "srt" => Some(Self::Srt),
             "vtt" => Some(Self::Vtt),
-            "ass" => Some(Self::Ass),
+            "ass" | "ssa" => Some(Self::Ass),
             "txt" => Some(Self::Txt),
             _ => None,
+        }
+    }
+
+    /// The subtitle format, for all but JSON.
+    fn subtitle(self) -> Option<SubtitleFormat> {
+        match self {
+            Self::Json => None,
+            Self::Srt => Some(SubtitleFormat::Srt),
+            Self::Vtt => Some(SubtitleFormat::Vtt),
+            Self::Ass => Some(SubtitleFormat::Ass),
+            Self::Txt => Some(SubtitleFormat::Text),
         }
     }
 }
@@ -48,20 +64,20 @@ impl Format {
 /// The format to write: `--format`, else the output file's extension, else JSON. An output
 /// whose extension is not a transcript format, or is another format than `--format`, is
 /// refused rather than written with a misleading name.
-pub fn choose(format: Option<Format>, output: Option<&std::path::Path>) -> anyhow::Result<Format> {
+pub fn choose(format: Option<Format>, output: Option<&Path>) -> Result<Format> {
     let Some(path) = output else {
         return Ok(format.unwrap_or(Format::Json));
     };
-    let Some(ext) = crate::paths::extension(path) else {
+    let Some(ext) = paths::extension(path) else {
         return Ok(format.unwrap_or(Format::Json));
     };
     let named = Format::from_extension(path);
     match (format, named) {
-        (_, None) => anyhow::bail!(
-            "{}: .{ext} is not a transcript format; name the file .json, .srt, .vtt, .ass or .txt",
+        (_, None) => bail!(
+            "{}: .{ext} is not a transcript format; name the file {EXTENSIONS}",
             path.display()
         ),
-        (Some(f), Some(n)) if f != n => anyhow::bail!(
+        (Some(f), Some(n)) if f != n => bail!(
             "{}: --format {} writes .{} files, not .{ext}",
             path.display(),
             f.extension(),
@@ -71,18 +87,6 @@ pub fn choose(format: Option<Format>, output: Option<&std::path::Path>) -> anyho
     }
 }
 
-/// `HH:MM:SS{sep}mmm`.
-fn clock(t_s: f64, sep: char) -> String {
-    let ms = (t_s.max(0.0) * 1000.0).round() as u64;
-    format!(
-        "{:02}:{:02}:{:02}{sep}{:03}",
-        ms / 3_600_000,
-        ms / 60_000 % 60,
-        ms / 1000 % 60,
-        ms % 1000
-    )
-}
-
 /// The interface's word list, pretty-printed.
 pub fn json(words: &[Word]) -> String {
     let mut out = serde_json::to_string_pretty(words).unwrap_or_else(|_| "[]".to_owned());
@@ -90,120 +94,68 @@ pub fn json(words: &[Word]) -> String {
     out
 }
 
-/// Words in `format`. Cue-based formats follow subtitle practice ([`crate::cues`]); ASS is
-/// styled by `style`.
-pub fn render(words: &[Word], format: Format, style: &AssStyle) -> String {
-    let mut out = String::new();
-    match format {
-        Format::Json => out = json(words),
-        Format::Txt => {
-            for cue in cues(words) {
-                let _ = writeln!(out, "{}", cue.text(" "));
-            }
-        }
-        Format::Srt => {
-            for (n, cue) in cues(words).iter().enumerate() {
-                let _ = write!(
-                    out,
-                    "{}\n{} --> {}\n{}\n\n",
-                    n + 1,
-                    clock(cue.start_s, ','),
-                    clock(cue.end_s, ','),
-                    cue.text("\n")
-                );
-            }
-        }
-        Format::Vtt => {
-            out.push_str("WEBVTT\n\n");
-            for cue in cues(words) {
-                let _ = write!(
-                    out,
-                    "{} --> {}\n{}\n\n",
-                    clock(cue.start_s, '.'),
-                    clock(cue.end_s, '.'),
-                    cue.text("\n")
-                );
-            }
-        }
-        Format::Ass => out = ass::render(words, style),
+/// Words in `format`: JSON, or a subtitle file as caption-core writes it (cues by subtitle
+/// practice, ASS styled by `options`).
+pub fn render(words: &[Word], format: Format, options: &ExportOptions) -> Result<String> {
+    match format.subtitle() {
+        None => Ok(json(words)),
+        Some(subtitle) => Ok(export_words(words, subtitle, options)?),
     }
-    out
+}
+
+/// Reads timed words by the file's extension: a JSON word list (an array of words, or an
+/// object with `words`, as a transcript result has), or the cues of an SRT, VTT or ASS file,
+/// their words sharing each cue's time by length (an ASS file's karaoke times them exactly).
+/// A file of another extension is read as JSON.
+pub fn read_words(path: &Path) -> Result<Vec<Word>> {
+    paths::existing_file(path)?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let format = Format::from_extension(path);
+    if format == Some(Format::Txt) {
+        bail!(
+            "{}: plain text has no times, so its words cannot be shown in time; time them on \
+             the video first (captions align VIDEO --text {} -o words.json)",
+            path.display(),
+            path.display()
+        );
+    }
+    if let Some(subtitle) = format.and_then(Format::subtitle) {
+        return import_words(&text, subtitle)
+            .with_context(|| format!("reading {}", path.display()));
+    }
+    let value: Value = serde_json::from_str(&text).with_context(|| match format {
+        Some(_) => format!("{} is not valid JSON", path.display()),
+        None => format!(
+            "{} is not valid JSON (words are read by extension: .json, .srt, .vtt or .ass)",
+            path.display()
+        ),
+    })?;
+    let list = value.get("words").unwrap_or(&value);
+    parse_words(list, "words").map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn words() -> Vec<Word> {
-        let mut w = vec![
-            Word::new(0.5, 0.9, "hello"),
-            Word::new(1.0, 1.4, "world"),
-            Word::new(3.0, 3.5, "again"),
-        ];
-        w[1].punctuated_word = "world.".into();
-        w
-    }
-
-    fn style() -> AssStyle {
-        let catalog = caption_core::Catalog::builtin().unwrap();
-        AssStyle {
-            width_px: 1920,
-            height_px: 1080,
-            config: catalog.get("karaoke").unwrap().config.clone(),
-        }
-    }
-
-    #[test]
-    fn srt_cues_split_at_sentences_and_pauses_and_last_long_enough() {
-        let srt = render(&words(), Format::Srt, &style());
-        assert_eq!(
-            srt,
-            "1\n00:00:00,500 --> 00:00:01,400\nhello world.\n\n2\n00:00:03,000 --> 00:00:03,800\nagain\n\n"
-        );
-    }
-
-    #[test]
-    fn vtt_and_txt() {
-        let vtt = render(&words(), Format::Vtt, &style());
-        assert!(vtt.starts_with("WEBVTT\n\n00:00:00.500 --> 00:00:01.400\nhello world.\n"));
-        assert_eq!(
-            render(&words(), Format::Txt, &style()),
-            "hello world.\nagain\n"
-        );
-    }
-
-    #[test]
-    fn ass_is_styled_by_the_template_at_the_videos_size() {
-        let ass = render(&words(), Format::Ass, &style());
-        assert!(ass.contains("PlayResX: 1920\nPlayResY: 1080\n"), "{ass}");
-        let config = &style().config;
-        let style_line = ass.lines().find(|l| l.starts_with("Style: ")).unwrap();
-        let fields: Vec<&str> = style_line["Style: ".len()..].split(',').collect();
-        assert_eq!(fields[1], config.font);
-        // 1080 is the reference short side: sizes are taken as they are.
-        assert_eq!(fields[2], format!("{:.0}", config.sizes.font_px));
-        let hilight = config.colors.hilight_color.nth(0).unwrap();
-        assert_eq!(
-            fields[3],
-            format!("&H00{:02X}{:02X}{:02X}", hilight.b, hilight.g, hilight.r)
-        );
-        assert!(
-            ass.contains("Dialogue: 0,0:00:00.50,0:00:01.40,Default,,0,0,0,,{\\an5\\pos(960,"),
-            "{ass}"
-        );
-        assert!(ass.contains("{\\k40}hello {\\k10}{\\k40}world."), "{ass}");
-    }
-
     #[test]
     fn json_round_trips() {
-        let json = render(&words(), Format::Json, &style());
+        let mut words = vec![Word::new(0.5, 0.9, "hello"), Word::new(1.0, 1.4, "world")];
+        words[1].punctuated_word = "world.".into();
+        let json = render(&words, Format::Json, &ExportOptions::default()).unwrap();
         let back: Vec<Word> = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, words());
+        assert_eq!(back, words);
     }
 
     #[test]
-    fn clocks() {
-        assert_eq!(clock(3725.0426, ','), "01:02:05,043");
-        assert_eq!(ass::ass_clock(61.005), "0:01:01.01");
+    fn formats_by_extension() {
+        let p = |s: &str| Path::new(s).to_owned();
+        assert_eq!(Format::from_extension(&p("a.SRT")), Some(Format::Srt));
+        assert_eq!(Format::from_extension(&p("a.ssa")), Some(Format::Ass));
+        assert_eq!(Format::from_extension(&p("a.mp4")), None);
+        let err = choose(None, Some(&p("out.doc"))).unwrap_err().to_string();
+        assert!(err.contains(EXTENSIONS), "{err}");
+        assert!(choose(Some(Format::Vtt), Some(&p("out.srt"))).is_err());
     }
 }

@@ -6,10 +6,9 @@
     reason = "a command-line tool writes its results to stdout"
 )]
 
-mod ass;
 mod batch;
 mod catalog_cmds;
-mod cues;
+mod convert;
 mod formats;
 mod interrupt;
 mod media_cmds;
@@ -99,10 +98,25 @@ enum Command {
         #[command(flatten)]
         style: StyleArgs,
     },
+    /// Convert words between JSON, SRT, VTT, ASS and TXT (formats read from the extensions).
+    Convert {
+        /// Timed words: `.json`, `.srt`, `.vtt` or `.ass` (`.txt` has no times: use `align`).
+        input: PathBuf,
+        /// `.json`, `.srt`, `.vtt`, `.ass` or `.txt`.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// The video's size for an ASS file, WIDTHxHEIGHT (default: 1080x1920).
+        #[arg(long, value_parser = media_cmds::parse_size)]
+        size: Option<(u32, u32)>,
+        #[command(flatten)]
+        style: StyleArgs,
+    },
     /// Burn animated captions into a video.
     Burn {
         video: PathBuf,
-        /// Timed words (JSON: an array of words, or a transcript with `words`).
+        /// Timed words, by extension: `.json` (an array of words, or a transcript with `words`),
+        /// or the cues of `.srt`, `.vtt` or `.ass` subtitles (each cue's words share its time by
+        /// length; ASS karaoke times them exactly).
         #[arg(long, conflicts_with = "transcribe")]
         words: Option<PathBuf>,
         /// Transcribe the video first.
@@ -300,6 +314,17 @@ fn main() -> ExitCode {
             output.as_deref(),
             &style.as_style(),
         ),
+        Command::Convert {
+            input,
+            output,
+            size,
+            style,
+        } => convert::convert(&convert::ConvertArgs {
+            input: &input,
+            output: &output,
+            size,
+            style: style.as_style(),
+        }),
         Command::Burn {
             video,
             words,

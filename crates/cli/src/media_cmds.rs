@@ -7,15 +7,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use caption_core::{Config, ConfigPatch, GenerateRequest, Word, parse_config_patch, parse_words};
+use caption_core::{Config, ConfigPatch, ExportOptions, GenerateRequest, Word, parse_config_patch};
 use caption_engine::{BurnOptions, Engine, EngineOptions};
 use caption_render::{CaptionRenderer, FontSource, FrameSize, SheetOptions, SystemFonts};
 use caption_transcribe::GivenText;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
-use crate::ass::AssStyle;
-use crate::formats::{self, Format};
+use crate::formats::{self, Format, read_words};
 use crate::{interrupt, paths};
 
 /// An engine for one command-line run: scratch storage and job store in a temporary folder.
@@ -84,7 +83,7 @@ pub struct Style<'a> {
 struct Destination<'a> {
     format: Format,
     output: Option<&'a Path>,
-    ass: AssStyle,
+    export: ExportOptions,
 }
 
 /// Checks the input and the output, and resolves the ASS style (the template, the config, the
@@ -109,11 +108,9 @@ fn destination<'a>(
     Ok(Destination {
         format,
         output,
-        ass: AssStyle {
-            width_px,
-            height_px,
-            config,
-        },
+        export: ExportOptions::default()
+            .with_frame_size(width_px, height_px)
+            .with_config(config),
     })
 }
 
@@ -178,7 +175,7 @@ pub fn align(
 
 /// Writes words as `to` says, to its file or standard output.
 fn write_words(words: &[Word], to: &Destination<'_>) -> Result<ExitCode> {
-    let text = formats::render(words, to.format, &to.ass);
+    let text = formats::render(words, to.format, &to.export)?;
     match to.output {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
@@ -189,17 +186,6 @@ fn write_words(words: &[Word], to: &Destination<'_>) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Reads a word list: an array of words, or an object with `words` (a transcript result).
-pub fn read_words(path: &Path) -> Result<Vec<Word>> {
-    paths::existing_file(path)?;
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let value: Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not valid JSON", path.display()))?;
-    let list = value.get("words").unwrap_or(&value);
-    parse_words(list, "words").map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 /// The config a burn or preview uses: `--config` over `--template` (or the default template).
@@ -261,7 +247,9 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
     let given_words = match (args.words, args.transcribe) {
         (Some(path), false) => Some(read_words(path)?),
         (None, true) => None,
-        _ => bail!("give the words with --words WORDS.json, or --transcribe to make them"),
+        _ => bail!(
+            "give the words with --words FILE (.json, .srt, .vtt or .ass), or --transcribe to make them"
+        ),
     };
     let local = local_engine(args.model, args.templates_dir, 0)?;
     let engine = &local.engine;

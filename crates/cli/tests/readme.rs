@@ -160,6 +160,7 @@ fn the_readme_command_line_examples_run_as_written() {
     }
     for made in [
         "talk.srt",
+        "talk.vtt",
         "talk.json",
         "talk-captioned.mp4",
         "out.mp4",

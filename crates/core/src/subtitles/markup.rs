@@ -46,15 +46,15 @@ pub(crate) fn escape_vtt(text: &str) -> String {
     out
 }
 
-/// SRT cue text: SRT has no escapes, and players read `<b>` as a tag and `{\an8}` as an ASS
-/// override, so a `<` that would open a tag and a `{` before a backslash are followed by a word
-/// joiner, which shows nothing and makes them text.
+/// SRT cue text: SRT has no escapes, and players read `<b>` as a tag (ffmpeg drops even `<3 a >`),
+/// `{\an8}` as an ASS override, `{C:...}` as a MicroDVD style and (through ffmpeg, as mpv
+/// does) `\N` as a line break, so every `<`, `{` and backslash is followed by a word joiner,
+/// which shows nothing and makes it text.
 pub(crate) fn escape_srt(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for (i, c) in text.char_indices() {
+    for c in text.chars() {
         out.push(c);
-        let rest = &text[i..];
-        if tag_len(rest).is_some() || rest.starts_with("{\\") {
+        if matches!(c, '<' | '{' | '\\') {
             out.push(WORD_JOINER);
         }
     }
@@ -87,11 +87,16 @@ pub(crate) fn escape_ass(text: &str) -> String {
 
 /// The length in bytes of the tag `s` starts with (`<i>`, `</b>`, `<c.yellow>`, `<v Roger>`,
 /// `<00:00:01.000>`, `<font color="red">`), if it starts with one. A `<` that is not followed by
-/// a letter, digit or `/`, or never closed, is text (`a < b`, `<3`).
+/// a letter, `/` or a timestamp, or never closed, is text (`a < b`, `<3 >`).
 fn tag_len(s: &str) -> Option<usize> {
     let after = s.strip_prefix('<')?;
     let first = after.chars().next()?;
-    if !(first == '/' || first.is_ascii_alphanumeric()) {
+    // Timestamps (`<00:00:01.000>`, `<01.000>`) are the only tags that start with a digit.
+    let timestamp = first.is_ascii_digit()
+        && after
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .starts_with([':', '.']);
+    if !(first == '/' || first.is_ascii_alphabetic() || timestamp) {
         return None;
     }
     let end = after.find(['>', '<'])?;
@@ -156,7 +161,7 @@ pub(crate) fn strip_tags(s: &str, ass_overrides: bool) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(c) = rest.chars().next() {
-        if let Some(text) = ["<\u{2060}", "{\u{2060}"]
+        if let Some(text) = ["<\u{2060}", "{\u{2060}", "\\\u{2060}"]
             .iter()
             .find_map(|escaped| rest.strip_prefix(escaped))
         {
@@ -254,6 +259,11 @@ pub(crate) fn read_ass_text(body: &str) -> AssText {
             },
             c => c,
         };
+        // A joiner after a mark is an escape of ours, perhaps carried over from SRT by another
+        // tool (ffmpeg keeps it): it shows nothing and is not part of the text.
+        if shown == WORD_JOINER && plain.ends_with(['<', '{', '\\']) {
+            continue;
+        }
         plain.push(shown);
         match syllables.last_mut() {
             Some(syllable) => syllable.text.push(shown),
@@ -325,6 +335,8 @@ mod tests {
             "top"
         );
         assert_eq!(strip_tags("a < b and <3", true), "a < b and <3");
+        assert_eq!(strip_tags("<3 a > b", true), "<3 a > b");
+        assert_eq!(read_ass_text("<\u{2060}b>").plain, "<b>");
         assert_eq!(
             decode_entities("R&D &#233;t&#xE9; &bogus; &"),
             "R&D été &bogus; &"
@@ -336,7 +348,7 @@ mod tests {
     fn srt_marks_that_would_be_markup_stay_text() {
         let text = "a<b>c {\\an8} <3 &amp;";
         let escaped = escape_srt(text);
-        assert_eq!(escaped, "a<\u{2060}b>c {\u{2060}\\an8} <3 &amp;");
+        assert_eq!(escaped, "a<\u{2060}b>c {\u{2060}\\\u{2060}an8} <\u{2060}3 &amp;");
         assert_eq!(strip_tags(&escaped, true), text);
     }
 

@@ -27,21 +27,27 @@ fn letters(token: &str) -> usize {
     token.chars().filter(|c| c.is_alphanumeric()).count().max(1)
 }
 
+/// `t_s` rounded to the millisecond: finer than any subtitle format times, and words read
+/// back print as `0.6`, not `0.6000000000000001`.
+fn millisecond(t_s: f64) -> f64 {
+    (t_s * 1000.0).round() / 1000.0
+}
+
 /// Spreads `tokens` over `[from_s, to_s]` in proportion to their letters.
 fn spread(tokens: &[&str], from_s: f64, to_s: f64, out: &mut Vec<Word>) {
     let total: usize = tokens.iter().map(|t| letters(t)).sum();
     let span_s = (to_s - from_s).max(0.0);
     let mut at_s = from_s;
     for token in tokens {
-        let length_s = span_s * letters(token) as f64 / total.max(1) as f64;
-        out.push(word(token, at_s, at_s + length_s));
-        at_s += length_s;
+        let end_s = at_s + span_s * letters(token) as f64 / total.max(1) as f64;
+        out.push(word(token, millisecond(at_s), millisecond(end_s)));
+        at_s = end_s;
     }
 }
 
 /// Words written `tokens` (with their punctuation) sharing `[from_s, to_s]` one after the
-/// other, each in proportion to its letters and digits; each word's bare form leaves out the
-/// punctuation around it.
+/// other, each in proportion to its letters and digits, times rounded to the millisecond; each
+/// word's bare form leaves out the punctuation around it.
 ///
 /// ```
 /// let words = caption_core::spread_by_length(&["Hi,", "you!"], 0.0, 1.0);
@@ -142,7 +148,7 @@ mod tests {
         let cues = [Cue::new(1.0, 2.0, "a bb"), Cue::new(1.5, 3.0, "ccc")];
         let placed = cues_to_words(&cues);
         assert_eq!(placed.len(), 3);
-        assert!((placed[0].end - (1.0 + 1.0 / 3.0)).abs() < 1e-9);
+        assert_eq!(placed[0].end, 1.333);
         assert_eq!(placed[2].start, 2.0);
         assert_eq!(placed[2].end, 3.0);
     }

@@ -22,8 +22,8 @@ const DEFAULT_FRAME_PX: (u32, u32) = (1080, 1920);
 /// are joined by a space, except two words of a script written without spaces (Chinese,
 /// Japanese). Text is escaped as each format needs: `&`, `<`, `>` as references in WebVTT;
 /// `{`, `}` and `\` in ASS so they open no override block; in SRT, which has no escapes, a
-/// word joiner after a `<` or `{` that would open a tag; a line break inside a word becomes a
-/// space. ASS is styled by [`ExportOptions`] with per-word karaoke (`\k`); plain text is one
+/// word joiner (which shows nothing) after every `<`, `{` and `\`; a line break inside a word
+/// becomes a space. ASS is styled by [`ExportOptions`] with per-word karaoke (`\k`); plain text is one
 /// cue a line, without times.
 ///
 /// Words out of time order are sorted; words with no text are left out.

@@ -1,0 +1,75 @@
+//! `captions convert`: words from one transcript format to another, by extension.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result, bail};
+use caption_core::ExportOptions;
+
+use crate::formats::{self, EXTENSIONS, Format};
+use crate::media_cmds::{Style, local_engine, style};
+use crate::paths;
+
+pub struct ConvertArgs<'a> {
+    pub input: &'a Path,
+    pub output: &'a Path,
+    /// The video's size, for an ASS output.
+    pub size: Option<(u32, u32)>,
+    pub style: Style<'a>,
+}
+
+/// The format a file's extension names, or an error that says which extensions are known.
+fn format_of(path: &Path) -> Result<Format> {
+    Format::from_extension(path).with_context(|| {
+        format!(
+            "{}: the format is read from the extension: {EXTENSIONS}",
+            path.display()
+        )
+    })
+}
+
+pub fn convert(args: &ConvertArgs<'_>) -> Result<ExitCode> {
+    let from = format_of(args.input)?;
+    let to = format_of(args.output)?;
+    paths::existing_file(args.input)?;
+    paths::output_folder(args.output)?;
+    if paths::is_same_file(args.input, args.output) {
+        bail!(
+            "{}: the output would overwrite the input",
+            args.output.display()
+        );
+    }
+    if from == Format::Txt {
+        bail!(
+            "{}: plain text has no times, so it cannot become {}; time its words on the video \
+             (captions align VIDEO --text {} -o {})",
+            args.input.display(),
+            args.output.display(),
+            args.input.display(),
+            args.output.display()
+        );
+    }
+    let words = formats::read_words(args.input)?;
+    let mut options = ExportOptions::default();
+    if to == Format::Ass {
+        let local = local_engine("base", args.style.templates_dir, 0)?;
+        options = options.with_config(style(
+            &local.engine,
+            args.style.template,
+            args.style.config,
+        )?);
+    }
+    if let Some((width_px, height_px)) = args.size {
+        options = options.with_frame_size(width_px, height_px);
+    }
+    let text = formats::render(&words, to, &options)?;
+    std::fs::write(args.output, text)
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    eprintln!(
+        "{} → {} ({} words)",
+        args.input.display(),
+        args.output.display(),
+        words.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
