@@ -9,13 +9,7 @@
 
 #![allow(clippy::print_stdout, reason = "an example program reports on stdout")]
 
-use std::path::PathBuf;
-use std::sync::Arc;
-
-use caption_core::Word;
-use caption_engine::{BurnOptions, Engine, EngineOptions};
-use caption_jobs::EmbeddedJobStore;
-use caption_store::{LinkOptions, LocalStorage};
+use caption_engine::{BurnOptions, Captioner, Task, Word};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -24,24 +18,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let words: Vec<Word> = serde_json::from_slice(&std::fs::read(words)?)?;
 
-    // The engine wants storage and a job store; burning a local file uses neither, so both
-    // live in a scratch folder that goes away at the end.
-    let scratch = tempfile::tempdir()?;
-    let storage = LocalStorage::open(
-        &scratch.path().join("objects"),
-        "http://127.0.0.1:9",
-        LinkOptions::default(),
-    )?;
-    let jobs = EmbeddedJobStore::open(scratch.path().join("jobs.redb"))?;
-    let engine = Engine::new(
-        EngineOptions {
-            data_dir: scratch.path().to_owned(),
-            ..EngineOptions::default()
-        },
-        Arc::new(storage),
-        Arc::new(jobs),
-    )?;
-    let config = engine.template(template)?.config;
+    let captioner = Captioner::builder().build()?;
+    let config = captioner.template(template)?.config;
 
     let mut options = BurnOptions::default();
     if let Ok(preset) = std::env::var("BURN_PRESET") {
@@ -53,13 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Ok(threads) = std::env::var("BURN_THREADS") {
         options.encoder_threads = threads.parse()?;
     }
-    let report = engine.burn_file(
-        &PathBuf::from(input),
-        &PathBuf::from(output),
-        &words,
-        &config,
-        &options,
-    )?;
+    let report = captioner.burn_with(input, output, &words, &config, &options, &Task::default())?;
     println!(
         "{} frames ({} with captions), {}x{} {}, audio {:?}, {:.2} s",
         report.frames,

@@ -29,11 +29,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         &public_url,
     ))?;
     let jobs = Arc::new(EmbeddedJobStore::open(data.path().join("jobs.redb"))?);
-    let options = EngineOptions {
-        data_dir: data.path().to_owned(),
-        model: "tiny.en".to_owned(),
-        ..EngineOptions::default()
-    };
+    let options = EngineOptions::default()
+        .data_dir(data.path().to_owned())
+        .model("tiny.en".to_owned());
     let engine = Engine::new(options, opened.storage, jobs)?;
     let workers = engine.spawn_workers(true).await?;
 

@@ -5,28 +5,19 @@
 
 #![allow(clippy::print_stdout, reason = "an example program prints its result")]
 
-use caption_engine::{Engine, EngineOptions};
+use caption_engine::{Captioner, Task};
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let input = args.next().ok_or("usage: transcribe FILE [LANG] [MODEL]")?;
     let lang = args.next().unwrap_or_else(|| "auto".to_owned());
     let model = args.next().unwrap_or_else(|| "tiny.en".to_owned());
 
-    // Direct transcription needs no storage or jobs; a scratch folder holds the local ones the
-    // engine is built over.
-    let scratch = tempfile::tempdir()?;
-    let options = EngineOptions {
-        data_dir: scratch.path().to_owned(),
-        model,
-        ..EngineOptions::default()
-    };
-    let engine = Engine::open_local(options, "http://127.0.0.1")?;
-
-    let words = engine
-        .transcribe_file(input.as_ref(), &lang, |percent| eprint!("\r{percent:3}%"))
-        .await?;
+    let captioner = Captioner::builder().model(model).build()?;
+    let task = Task::default()
+        .language(lang)
+        .on_progress(|p| eprint!("\r{} {:3}%", p.stage, p.percent));
+    let words = captioner.transcribe(&input, &task)?;
     eprintln!();
     println!("{}", serde_json::to_string_pretty(&words)?);
     Ok(())

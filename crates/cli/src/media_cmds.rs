@@ -29,13 +29,11 @@ pub fn local_engine(
     threads_per_job: usize,
 ) -> Result<LocalEngine> {
     let scratch = tempfile::tempdir().context("creating a scratch folder")?;
-    let options = EngineOptions {
-        data_dir: scratch.path().to_owned(),
-        model: model.to_owned(),
-        templates_dir: templates_dir.map(Path::to_owned),
-        threads_per_job,
-        ..EngineOptions::default()
-    };
+    let options = EngineOptions::default()
+        .data_dir(scratch.path().to_owned())
+        .model(model.to_owned())
+        .templates_dir(templates_dir.map(Path::to_owned))
+        .threads_per_job(threads_per_job);
     let engine = Engine::open_local(options, "http://127.0.0.1")?;
     Ok(LocalEngine {
         engine,

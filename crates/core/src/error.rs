@@ -23,3 +23,68 @@ impl ErrorBody {
         }
     }
 }
+
+/// Why a call failed, as a stable code: what a program branches on, what the HTTP service sends
+/// as `error.code` and what a failed job records. New codes may be added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// A field broke a rule; the error lists every field path and rule.
+    InvalidRequest,
+    /// The template, job or other named thing does not exist.
+    NotFound,
+    /// The job already ended and cannot be cancelled.
+    AlreadyFinished,
+    /// Too much work at once; try again in a moment.
+    Busy,
+    /// The input file does not exist.
+    InputNotFound,
+    /// The input cannot be read as audio or video.
+    UnreadableInput,
+    /// The input has no audio stream to transcribe.
+    NoAudio,
+    /// The input has no video stream to burn captions into.
+    NoVideo,
+    /// The input is a still image, not a video.
+    NotAVideo,
+    /// The language is unknown, or the model does not transcribe it.
+    UnsupportedLanguage,
+    /// The speech model is not installed.
+    ModelMissing,
+    /// The call was cancelled.
+    Cancelled,
+    /// Anything else: a fault of the machine or of the engine, not of the input.
+    Internal,
+}
+
+impl ErrorCode {
+    /// The code in snake case, as the HTTP service writes it: `invalid_request`, `not_found`,
+    /// `no_audio`, ...
+    ///
+    /// ```
+    /// assert_eq!(caption_core::ErrorCode::NoAudio.as_str(), "no_audio");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidRequest => "invalid_request",
+            Self::NotFound => "not_found",
+            Self::AlreadyFinished => "already_finished",
+            Self::Busy => "busy",
+            Self::InputNotFound => "input_not_found",
+            Self::UnreadableInput => "unreadable_input",
+            Self::NoAudio => "no_audio",
+            Self::NoVideo => "no_video",
+            Self::NotAVideo => "not_a_video",
+            Self::UnsupportedLanguage => "unsupported_language",
+            Self::ModelMissing => "model_missing",
+            Self::Cancelled => "cancelled",
+            Self::Internal => "internal",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

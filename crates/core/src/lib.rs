@@ -25,7 +25,7 @@ pub use config::{
     DisplayMode, DisplayWords, EffectMode, EffectType, Modes, ModesPatch, Position,
     REFERENCE_SHORT_SIDE_PX, Sizes, SizesPatch, SpokenMode, Template, TemplateSummary,
 };
-pub use error::{ErrorBody, ErrorDetail};
+pub use error::{ErrorBody, ErrorCode, ErrorDetail};
 pub use jobs::{
     CreateJobResponse, GenerateRequest, GenerateResponse, JobError, JobStatus, TranscriptRequest,
     TranscriptResult, UploadDescriptor,

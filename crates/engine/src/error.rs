@@ -1,40 +1,63 @@
-use caption_core::{JobError, ValidationErrors};
+use caption_core::{ErrorCode, JobError, ValidationErrors};
 
-/// Why an engine operation failed. [`Error::code`] gives the stable snake_case code the HTTP
-/// layer and job records carry.
+/// Why an engine call failed. [`Error::code`] gives the stable code a program branches on (and
+/// that the HTTP layer and job records carry as snake case).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// Input broke a rule; every problem has its field path.
     #[error("{0}")]
     Invalid(ValidationErrors),
+    /// A named thing does not exist.
     #[error("unknown {what} {id:?}")]
-    NotFound { what: &'static str, id: String },
+    NotFound {
+        /// What was looked for: `template`, `job`, `file`.
+        what: &'static str,
+        /// Its name.
+        id: String,
+    },
     /// The job already ended (`COMPLETED` or `FAILED`); it cannot be cancelled.
     #[error("job {id:?} already ended ({status})")]
-    Finished { id: String, status: &'static str },
+    Finished {
+        /// The job.
+        id: String,
+        /// How it ended.
+        status: &'static str,
+    },
     /// Too much work at once; try again later.
     #[error("{0}")]
     Busy(String),
+    /// Reading, decoding or encoding media.
     #[error(transparent)]
     Media(#[from] caption_media::Error),
+    /// Speech recognition or alignment.
     #[error(transparent)]
     Transcribe(#[from] caption_transcribe::Error),
+    /// Object storage.
+    #[cfg(feature = "service")]
     #[error(transparent)]
     Storage(#[from] caption_store::Error),
+    /// The job store.
+    #[cfg(feature = "service")]
     #[error(transparent)]
     Jobs(#[from] caption_jobs::Error),
+    /// The installed fonts.
     #[error(transparent)]
     Fonts(#[from] caption_fonts::Error),
+    /// A file operation, with what was being done.
     #[error("{context}: {source}")]
     Io {
+        /// What was being done.
         context: String,
+        /// The system's error.
         source: std::io::Error,
     },
+    /// A fault of the engine, not of the input.
     #[error("internal error: {0}")]
     Internal(String),
 }
 
+/// The engine's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
@@ -42,29 +65,39 @@ impl Error {
         Self::Invalid(ValidationErrors::one(path, rule))
     }
 
-    /// The stable error code: `invalid_request`, `not_found`, `no_audio`, `unreadable_input`,
-    /// `unsupported_language`, `input_not_found`, `busy`, `internal`, ...
-    pub fn code(&self) -> &'static str {
+    /// The stable code of this error.
+    ///
+    /// ```
+    /// use caption_engine::{Error, ErrorCode};
+    ///
+    /// let error = Error::Busy("every slot is taken".to_owned());
+    /// assert_eq!(error.code(), ErrorCode::Busy);
+    /// assert_eq!(error.code().as_str(), "busy");
+    /// ```
+    pub fn code(&self) -> ErrorCode {
         use caption_media::Error as M;
         use caption_transcribe::Error as T;
         match self {
-            Self::Invalid(_) => "invalid_request",
-            Self::NotFound { .. } => "not_found",
-            Self::Finished { .. } => "already_finished",
-            Self::Busy(_) => "busy",
-            Self::Media(M::NoAudio { .. }) => "no_audio",
-            Self::Media(M::NoVideo { .. }) => "no_video",
-            Self::Media(M::StillImage { .. }) => "not_a_video",
-            Self::Media(M::Unreadable { .. } | M::Decode { .. }) => "unreadable_input",
-            Self::Media(M::NotFound { .. }) => "input_not_found",
-            Self::Media(M::Cancelled { .. }) | Self::Transcribe(T::Cancelled) => "cancelled",
-            Self::Transcribe(T::InvalidLanguage { .. } | T::LanguageNotSupported { .. }) => {
-                "unsupported_language"
+            Self::Invalid(_) => ErrorCode::InvalidRequest,
+            Self::NotFound { .. } => ErrorCode::NotFound,
+            Self::Finished { .. } => ErrorCode::AlreadyFinished,
+            Self::Busy(_) => ErrorCode::Busy,
+            Self::Media(M::NoAudio { .. }) => ErrorCode::NoAudio,
+            Self::Media(M::NoVideo { .. }) => ErrorCode::NoVideo,
+            Self::Media(M::StillImage { .. }) => ErrorCode::NotAVideo,
+            Self::Media(M::Unreadable { .. } | M::Decode { .. }) => ErrorCode::UnreadableInput,
+            Self::Media(M::NotFound { .. }) => ErrorCode::InputNotFound,
+            Self::Media(M::Cancelled { .. }) | Self::Transcribe(T::Cancelled) => {
+                ErrorCode::Cancelled
             }
-            Self::Transcribe(T::ModelMissing { .. }) => "model_missing",
-            Self::Storage(caption_store::Error::NotFound { .. }) => "input_not_found",
-            Self::Fonts(caption_fonts::Error::UnknownLanguage { .. }) => "invalid_request",
-            _ => "internal",
+            Self::Transcribe(T::InvalidLanguage { .. } | T::LanguageNotSupported { .. }) => {
+                ErrorCode::UnsupportedLanguage
+            }
+            Self::Transcribe(T::ModelMissing { .. }) => ErrorCode::ModelMissing,
+            #[cfg(feature = "service")]
+            Self::Storage(caption_store::Error::NotFound { .. }) => ErrorCode::InputNotFound,
+            Self::Fonts(caption_fonts::Error::UnknownLanguage { .. }) => ErrorCode::InvalidRequest,
+            _ => ErrorCode::Internal,
         }
     }
 
@@ -72,8 +105,8 @@ impl Error {
     /// sentence for internal failures (whose details go to the log).
     pub fn public_message(&self) -> String {
         match self.code() {
-            "internal" => "the server could not complete the request".to_owned(),
-            "model_missing" => "the speech model is not installed on the server".to_owned(),
+            ErrorCode::Internal => "the server could not complete the request".to_owned(),
+            ErrorCode::ModelMissing => "the speech model is not installed on the server".to_owned(),
             _ => match self {
                 // Paths of server-side temporary files mean nothing to the client.
                 Self::Media(e) => media_message(e),
@@ -85,7 +118,7 @@ impl Error {
     /// This error as a failed job's record.
     pub fn to_job_error(&self) -> JobError {
         JobError {
-            code: self.code().to_owned(),
+            code: self.code().as_str().to_owned(),
             message: self.public_message(),
         }
     }

@@ -1,27 +1,53 @@
-//! The caption engine, as one facade.
+//! The caption engine: words from speech, and captions that light up word by word, burned into
+//! video.
 //!
-//! [`Engine`] ties the parts together: the template catalog and installed fonts, object storage
-//! (`caption-store`), persistent transcription jobs (`caption-jobs`) worked by a bounded pool
-//! ([`Engine::spawn_workers`]), audio decoding (`caption-media`) and speech recognition
-//! (`caption-transcribe`). Generates can also run as background jobs, and the end of any job
-//! can be announced by a signed webhook event, delivered by the same job store
-//! ([`WebhookOptions`]). [`Engine::preview_png`] draws one caption
-//! frame for choosing a style. The command line and the HTTP service are thin layers over it.
+//! [`Captioner`] is the front door. It works on local files with nothing else running: it
+//! transcribes speech into timed [`Word`]s (whisper.cpp decides the words, a forced aligner
+//! where they start and end), times a text you have on the speech ([`Captioner::align`]), burns
+//! captions in a template's style into a video ([`Captioner::burn`]) and draws one caption frame
+//! ([`Captioner::preview_png`]). Long calls take a [`Task`]: the language, a progress callback
+//! ([`Progress`]: a [`Stage`] and 0–100) and a [`Cancel`] flag. Every error has a typed
+//! [`ErrorCode`].
+//!
+//! ```no_run
+//! use caption_engine::{Captioner, Task};
+//!
+//! let captioner = Captioner::builder().model("tiny.en").build()?;
+//! let task = Task::default().on_progress(|p| eprintln!("{} {}%", p.stage, p.percent));
+//! let words = captioner.transcribe("talk.mp4", &task)?;
+//! let style = captioner.template("bold-highlight")?.config;
+//! captioner.burn("talk.mp4", "talk-captioned.mp4", &words, &style, &task)?;
+//! # Ok::<(), caption_engine::Error>(())
+//! ```
+//!
+//! With the `service` feature, [`Engine`] adds what a server needs on top of the same front
+//! door: object storage (`caption-store`), persistent jobs (`caption-jobs`) worked by a bounded
+//! pool ([`Engine::spawn_workers`]), generates as background jobs and signed webhook events
+//! ([`WebhookOptions`]). The command line and the HTTP service are built on it.
 
-mod engine;
+#![warn(missing_docs)]
+
+mod audio;
+mod captioner;
 mod error;
-mod generate;
+mod overlay;
 mod preview;
-mod webhook;
-mod workers;
+#[cfg(feature = "service")]
+mod service;
+mod task;
 
-pub use engine::{Engine, EngineOptions, TranscriptionStatus};
+pub use captioner::{Captioner, CaptionerBuilder};
 pub use error::{Error, Result};
-pub use generate::GenerateStatus;
 pub use preview::PreviewFrame;
-pub use webhook::{
-    EVENT_ID_HEADER, SIGNATURE_HEADER, WebhookOptions, is_public_address, sign, verify_signature,
+#[cfg(feature = "service")]
+pub use service::{
+    EVENT_ID_HEADER, Engine, EngineOptions, GenerateStatus, SIGNATURE_HEADER, TranscriptionStatus,
+    WebhookOptions, WorkerPool, is_public_address, sign, verify_signature,
 };
-pub use workers::WorkerPool;
+pub use task::{Cancel, Progress, Stage, Task};
 
+pub use caption_core::{
+    Color, Config, ConfigPatch, ErrorCode, Template, TemplateSummary, ValidationErrors, Word,
+};
 pub use caption_media::{BurnOptions, BurnReport};
+pub use caption_transcribe::{GivenText, Transcriber};

@@ -111,10 +111,7 @@ async fn captions_appear_at_word_times_in_the_generated_video() {
         .await
         .unwrap();
     let jobs = EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap();
-    let options = EngineOptions {
-        data_dir: dir.path().to_owned(),
-        ..EngineOptions::default()
-    };
+    let options = EngineOptions::default().data_dir(dir.path().to_owned());
     let engine = Engine::new(options, Arc::clone(&storage), Arc::new(jobs)).unwrap();
 
     let words = vec![Word::new(1.0, 1.8, "hello"), Word::new(2.0, 2.8, "world")];
@@ -183,10 +180,7 @@ async fn generate_refuses_unknown_files_templates_and_fonts() {
     );
     let jobs = Arc::new(EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap());
     let engine = Engine::new(
-        EngineOptions {
-            data_dir: dir.path().to_owned(),
-            ..Default::default()
-        },
+        EngineOptions::default().data_dir(dir.path().to_owned()),
         storage,
         jobs,
     )

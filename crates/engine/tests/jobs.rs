@@ -77,12 +77,10 @@ impl Rig {
 
     fn engine(&self, model: &str) -> Engine {
         let jobs = EmbeddedJobStore::open(self.dir.path().join("jobs.redb")).unwrap();
-        let options = EngineOptions {
-            data_dir: self.dir.path().to_owned(),
-            model: model.to_owned(),
-            lease: Duration::from_secs(5),
-            ..EngineOptions::default()
-        };
+        let options = EngineOptions::default()
+            .data_dir(self.dir.path().to_owned())
+            .model(model.to_owned())
+            .lease(Duration::from_secs(5));
         Engine::new(options, Arc::clone(&self.storage), Arc::new(jobs)).unwrap()
     }
 
@@ -211,7 +209,7 @@ async fn refused_at_submission() {
         .submit_transcription("uploads/nothing/here.mp4", "en")
         .await
     {
-        Err(e @ Error::NotFound { .. }) => assert_eq!(e.code(), "not_found"),
+        Err(e @ Error::NotFound { .. }) => assert_eq!(e.code().as_str(), "not_found"),
         other => panic!("{other:?}"),
     }
     assert!(matches!(
@@ -310,12 +308,10 @@ async fn child_worker() {
     )
     .unwrap();
     let jobs = EmbeddedJobStore::open(dir.join("jobs.redb")).unwrap();
-    let options = EngineOptions {
-        data_dir: dir.clone(),
-        model: "tiny.en".into(),
-        threads_per_job: 1,
-        ..Default::default()
-    };
+    let options = EngineOptions::default()
+        .data_dir(dir.clone())
+        .model("tiny.en")
+        .threads_per_job(1);
     let engine = Engine::new(options, Arc::new(storage), Arc::new(jobs)).unwrap();
     let _workers = engine.spawn_workers(true).await.unwrap();
     loop {

@@ -406,25 +406,22 @@ impl ServiceConfig {
     }
 
     pub(crate) fn engine_options(&self) -> EngineOptions {
-        EngineOptions {
-            data_dir: self.data_dir.clone(),
-            model: self.model.clone(),
-            workers: self.workers,
-            threads_per_job: self.threads_per_job,
-            max_attempts: self.max_attempts,
-            templates_dir: self.templates_dir.clone(),
-            generate_slots: self.generate_slots,
-            encoder_threads: self.encoder_threads,
-            lease: Duration::from_secs(self.lease_s.max(1)),
-            webhooks: WebhookOptions {
-                secret: Vec::new(),
-                allow_private: self.webhook_allow_private,
-                retry_base: Duration::from_millis(self.webhook_retry_base_ms.max(1)),
-                retry_for: Duration::from_secs(self.webhook_retry_for_s),
-                ..WebhookOptions::default()
-            },
-            ..EngineOptions::default()
-        }
+        EngineOptions::default()
+            .data_dir(self.data_dir.clone())
+            .model(self.model.clone())
+            .workers(self.workers)
+            .threads_per_job(self.threads_per_job)
+            .max_attempts(self.max_attempts)
+            .templates_dir(self.templates_dir.clone())
+            .generate_slots(self.generate_slots)
+            .encoder_threads(self.encoder_threads)
+            .lease(Duration::from_secs(self.lease_s.max(1)))
+            .webhooks(
+                WebhookOptions::default()
+                    .allow_private(self.webhook_allow_private)
+                    .retry_base(Duration::from_millis(self.webhook_retry_base_ms.max(1)))
+                    .retry_for(Duration::from_secs(self.webhook_retry_for_s)),
+            )
     }
 
     pub(crate) fn storage_options(&self, public_url: &str) -> StorageOptions {

@@ -1,6 +1,6 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use caption_core::ValidationErrors;
+use caption_core::{ErrorCode, ValidationErrors};
 use serde::Serialize;
 
 /// Why the service could not start or stopped.
@@ -157,22 +157,24 @@ impl From<caption_engine::Error> for ApiError {
             E::Storage(caption_store::Error::NotFound { .. }) => StatusCode::NOT_FOUND,
             _ => match error.code() {
                 // The caller's file is not usable media, or asks for what the model lacks.
-                "no_audio"
-                | "no_video"
-                | "not_a_video"
-                | "unreadable_input"
-                | "unsupported_language" => StatusCode::UNPROCESSABLE_ENTITY,
-                "model_missing" | "cancelled" => StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::NoAudio
+                | ErrorCode::NoVideo
+                | ErrorCode::NotAVideo
+                | ErrorCode::UnreadableInput
+                | ErrorCode::UnsupportedLanguage => StatusCode::UNPROCESSABLE_ENTITY,
+                ErrorCode::ModelMissing | ErrorCode::Cancelled => StatusCode::SERVICE_UNAVAILABLE,
                 _ => {
                     tracing::error!(%error, "request failed");
                     return Self::internal();
                 }
             },
         };
+        // The interface names one code for every missing thing.
         let code = match error.code() {
-            "input_not_found" => "not_found",
+            ErrorCode::InputNotFound => ErrorCode::NotFound,
             other => other,
-        };
+        }
+        .as_str();
         // `public_message` keeps internals (paths, backend details) out.
         Self::new(status, code, error.public_message())
     }

@@ -3,7 +3,7 @@
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use caption_core::{Color, ValidationErrors, parse_generate_request};
+use caption_core::{ValidationErrors, parse_generate_request};
 use caption_engine::PreviewFrame;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -78,12 +78,7 @@ fn frame_fields(
         },
     };
     if errors.is_empty() {
-        Ok(PreviewFrame {
-            width_px,
-            height_px,
-            at_s,
-            background: Color::rgba(0, 0, 0, 0),
-        })
+        Ok(PreviewFrame::new(width_px, height_px, at_s))
     } else {
         Err(errors)
     }

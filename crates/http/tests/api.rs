@@ -38,12 +38,10 @@ fn harness_with(generate_slots: usize, max_body_bytes: usize) -> Harness {
     ))
     .unwrap();
     let jobs = Arc::new(EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap());
-    let options = EngineOptions {
-        data_dir: dir.path().to_owned(),
-        model: "tiny.en".into(),
-        generate_slots,
-        ..EngineOptions::default()
-    };
+    let options = EngineOptions::default()
+        .data_dir(dir.path().to_owned())
+        .model("tiny.en")
+        .generate_slots(generate_slots);
     let engine = Engine::new(options, opened.storage, jobs.clone()).unwrap();
     let authority: LocalAuthority = opened.local.unwrap();
     let state = AppState::new(engine, ApiKeys::new([KEY, "second-key"]))
@@ -743,11 +741,9 @@ async fn an_unreachable_store_is_503_without_internals() {
     let opened = open_storage(&options).unwrap();
     let jobs = Arc::new(EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap());
     let engine = Engine::new(
-        EngineOptions {
-            data_dir: dir.path().to_owned(),
-            model: "tiny.en".into(),
-            ..EngineOptions::default()
-        },
+        EngineOptions::default()
+            .data_dir(dir.path().to_owned())
+            .model("tiny.en"),
         opened.storage,
         jobs,
     )

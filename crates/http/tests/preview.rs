@@ -28,10 +28,7 @@ fn app(dir: &std::path::Path) -> Router {
     ))
     .unwrap();
     let jobs = Arc::new(EmbeddedJobStore::open(dir.join("jobs.redb")).unwrap());
-    let options = EngineOptions {
-        data_dir: dir.to_owned(),
-        ..EngineOptions::default()
-    };
+    let options = EngineOptions::default().data_dir(dir.to_owned());
     let engine = Engine::new(options, opened.storage, jobs).unwrap();
     router(AppState::new(engine, ApiKeys::new([KEY])).with_local_storage(opened.local.unwrap()))
 }

@@ -348,7 +348,10 @@ mod tests {
     fn srt_marks_that_would_be_markup_stay_text() {
         let text = "a<b>c {\\an8} <3 &amp;";
         let escaped = escape_srt(text);
-        assert_eq!(escaped, "a<\u{2060}b>c {\u{2060}\\\u{2060}an8} <\u{2060}3 &amp;");
+        assert_eq!(
+            escaped,
+            "a<\u{2060}b>c {\u{2060}\\\u{2060}an8} <\u{2060}3 &amp;"
+        );
         assert_eq!(strip_tags(&escaped, true), text);
     }
 

@@ -232,7 +232,7 @@ impl Engine {
             }
             Ok(words) => jobs.complete(&job.id, worker, words.clone()).await,
             Err(e) => {
-                if e.code() == "internal" {
+                if e.code() == caption_core::ErrorCode::Internal {
                     tracing::error!(job_id = %job.id, error = %e, "job failed");
                 } else {
                     tracing::info!(job_id = %job.id, error = %e, "job failed on its input");

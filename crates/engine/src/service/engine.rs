@@ -1,20 +1,23 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use caption_core::{Catalog, JobStatus, Template, TemplateSummary, TranscriptResult, Word};
 use caption_jobs::{JobKind, JobRecord, JobSpec, JobStore};
 use caption_store::{GetOptions, ObjectKey, Storage};
-use caption_transcribe::{GivenText, TranscribeOptions, Transcriber, WhisperTranscriber};
+use caption_transcribe::{GivenText, Transcriber};
 use futures_util::StreamExt;
 use tokio::io::AsyncWriteExt;
 
-use crate::{Error, Result, WebhookOptions};
+use super::WebhookOptions;
+use crate::audio::DecodedAudio;
+use crate::{Captioner, Error, Result, Stage, Task};
 
 /// How an [`Engine`] runs.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct EngineOptions {
     /// Scratch files (inputs fetched from storage for decoding) live under `data_dir/tmp`.
     pub data_dir: PathBuf,
@@ -58,12 +61,91 @@ impl Default for EngineOptions {
     }
 }
 
+impl EngineOptions {
+    /// Scratch files (inputs fetched from storage for decoding) live under `data_dir/tmp`.
+    #[must_use]
+    pub fn data_dir(mut self, data_dir: impl Into<PathBuf>) -> Self {
+        self.data_dir = data_dir.into();
+        self
+    }
+
+    /// The installed whisper model used for transcription jobs (`base` or `tiny.en`).
+    #[must_use]
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.model = model.into();
+        self
+    }
+
+    /// Transcription jobs run at once.
+    #[must_use]
+    pub fn workers(mut self, workers: usize) -> Self {
+        self.workers = workers;
+        self
+    }
+
+    /// Threads each transcription uses; 0 = every core.
+    #[must_use]
+    pub fn threads_per_job(mut self, threads_per_job: usize) -> Self {
+        self.threads_per_job = threads_per_job;
+        self
+    }
+
+    /// A claimed job is queued again when its worker sends no heartbeat for this long.
+    #[must_use]
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease;
+        self
+    }
+
+    /// Claims a job may have before it fails for good.
+    #[must_use]
+    pub fn max_attempts(mut self, max_attempts: u32) -> Self {
+        self.max_attempts = max_attempts;
+        self
+    }
+
+    /// A folder of extra templates that add to or replace the built-in ones.
+    #[must_use]
+    pub fn templates_dir(mut self, templates_dir: Option<PathBuf>) -> Self {
+        self.templates_dir = templates_dir;
+        self
+    }
+
+    /// Generate requests burned at once; more are refused as busy.
+    #[must_use]
+    pub fn generate_slots(mut self, generate_slots: usize) -> Self {
+        self.generate_slots = generate_slots;
+        self
+    }
+
+    /// x264 threads per burn; 0 lets x264 choose.
+    #[must_use]
+    pub fn encoder_threads(mut self, encoder_threads: usize) -> Self {
+        self.encoder_threads = encoder_threads;
+        self
+    }
+
+    /// Signing and delivery of webhook events.
+    #[must_use]
+    pub fn webhooks(mut self, webhooks: WebhookOptions) -> Self {
+        self.webhooks = webhooks;
+        self
+    }
+
+    /// Webhook deliveries made at once by this process.
+    #[must_use]
+    pub fn webhook_workers(mut self, webhook_workers: usize) -> Self {
+        self.webhook_workers = webhook_workers;
+        self
+    }
+}
+
 pub(crate) struct Inner {
     pub(crate) options: EngineOptions,
-    pub(crate) catalog: Catalog,
+    /// The front door every file operation goes through.
+    pub(crate) captioner: Captioner,
     pub(crate) storage: Arc<dyn Storage>,
     pub(crate) jobs: Arc<dyn JobStore>,
-    transcriber: OnceLock<Arc<dyn Transcriber>>,
     pub(crate) job_submitted: tokio::sync::Notify,
     pub(crate) generate_submitted: tokio::sync::Notify,
     pub(crate) webhook_submitted: tokio::sync::Notify,
@@ -98,23 +180,23 @@ impl Engine {
         storage: Arc<dyn Storage>,
         jobs: Arc<dyn JobStore>,
     ) -> Result<Self> {
-        let catalog = Catalog::builtin().map_err(|e| Error::Internal(e.to_string()))?;
-        let catalog = match &options.templates_dir {
-            Some(dir) => catalog
-                .with_folder(dir)
-                .map_err(|e| Error::invalid("templates", e.to_string()))?,
-            None => catalog,
-        };
+        let mut captioner = Captioner::builder()
+            .model(options.model.clone())
+            .threads(options.threads_per_job)
+            .encoder_threads(options.encoder_threads);
+        if let Some(dir) = &options.templates_dir {
+            captioner = captioner.templates_dir(dir.clone());
+        }
+        let captioner = captioner.build()?;
         let instance = format!("{}-{}", std::process::id(), uuid::Uuid::new_v4().simple());
         let generate_slots = Arc::new(tokio::sync::Semaphore::new(options.generate_slots.max(1)));
         Ok(Self {
             inner: Arc::new(Inner {
                 generate_slots,
                 options,
-                catalog,
+                captioner,
                 storage,
                 jobs,
-                transcriber: OnceLock::new(),
                 job_submitted: tokio::sync::Notify::new(),
                 generate_submitted: tokio::sync::Notify::new(),
                 webhook_submitted: tokio::sync::Notify::new(),
@@ -136,85 +218,74 @@ impl Engine {
         Self::new(options, Arc::new(storage), Arc::new(jobs))
     }
 
-    /// Uses `transcriber` instead of loading the configured whisper model.
+    /// Uses `transcriber` instead of loading the configured whisper model. Call it before the
+    /// engine is shared: jobs in flight keep the one they started with.
+    #[must_use]
     pub fn with_transcriber(self, transcriber: Arc<dyn Transcriber>) -> Self {
-        // A fresh engine has no transcriber yet, so `set` succeeds; if one was already loaded it
-        // stays, which keeps jobs in flight consistent.
-        let _ = self.inner.transcriber.set(transcriber);
-        self
+        let mut captioner = Captioner::builder()
+            .transcriber(transcriber)
+            .threads(self.inner.options.threads_per_job)
+            .encoder_threads(self.inner.options.encoder_threads);
+        if let Some(dir) = &self.inner.options.templates_dir {
+            captioner = captioner.templates_dir(dir.clone());
+        }
+        let Ok(captioner) = captioner.build() else {
+            // The same templates were read when this engine was made.
+            return self;
+        };
+        match Arc::try_unwrap(self.inner) {
+            Ok(mut inner) => {
+                inner.captioner = captioner;
+                Self {
+                    inner: Arc::new(inner),
+                }
+            }
+            Err(inner) => Self { inner },
+        }
     }
 
+    /// How this engine runs.
     pub fn options(&self) -> &EngineOptions {
         &self.inner.options
     }
 
+    /// Where files are stored.
     pub fn storage(&self) -> &Arc<dyn Storage> {
         &self.inner.storage
     }
 
+    /// The front door this engine works local files through.
+    pub fn captioner(&self) -> &Captioner {
+        &self.inner.captioner
+    }
+
+    /// The template catalog.
     pub fn catalog(&self) -> &Catalog {
-        &self.inner.catalog
+        self.inner.captioner.catalog()
     }
 
     /// The template list: id and name of each.
     pub fn templates(&self) -> Vec<TemplateSummary> {
-        self.inner.catalog.summaries()
+        self.inner.captioner.templates()
     }
 
     /// One template with its full config.
     pub fn template(&self, id: &str) -> Result<Template> {
-        self.inner
-            .catalog
-            .get(id)
-            .cloned()
-            .ok_or_else(|| Error::NotFound {
-                what: "template",
-                id: id.to_owned(),
-            })
+        self.inner.captioner.template(id)
     }
 
     /// Installed font families, optionally only those covering `lang`.
     pub fn fonts(&self, lang: Option<&str>) -> Result<Vec<String>> {
-        let library = caption_fonts::FontLibrary::new()?;
-        match library.families(lang) {
-            Err(caption_fonts::Error::UnknownLanguage { code }) => Err(Error::invalid(
-                "lang",
-                format!(
-                    "unknown language code {code:?}: use an ISO 639-1 code such as \"en\" or a tag such as \"zh-cn\""
-                ),
-            )),
-            other => Ok(other?),
-        }
+        self.inner.captioner.fonts(lang)
     }
 
     /// The speech model, loaded once.
     pub fn transcriber(&self) -> Result<Arc<dyn Transcriber>> {
-        if let Some(t) = self.inner.transcriber.get() {
-            return Ok(Arc::clone(t));
-        }
-        let loaded: Arc<dyn Transcriber> = Arc::new(WhisperTranscriber::open_installed(
-            &self.inner.options.model,
-        )?);
-        Ok(Arc::clone(self.inner.transcriber.get_or_init(|| loaded)))
+        self.inner.captioner.transcriber()
     }
 
-    /// Checks `lang` against the configured model without loading it: English-only models
-    /// (`*.en`) take only `auto` and `en`.
     fn check_language(&self, lang: &str) -> Result<()> {
-        let english_only = match self.inner.transcriber.get() {
-            Some(t) => !t.is_multilingual(),
-            None => self.inner.options.model.ends_with(".en"),
-        };
-        if english_only && !matches!(lang, "auto" | "en" | "") {
-            return Err(Error::invalid(
-                "lang",
-                format!(
-                    "language {lang:?} needs a multilingual model; the model ({}) transcribes English only",
-                    self.inner.options.model
-                ),
-            ));
-        }
-        Ok(())
+        self.inner.captioner.check_language(lang)
     }
 
     /// Queues the transcription of a stored file; returns the job id. The file must exist.
@@ -352,23 +423,14 @@ impl Engine {
         lang: &str,
         progress: impl Fn(u8) + Send + Sync + 'static,
     ) -> Result<Vec<Word>> {
-        self.check_language(lang)?;
-        let transcriber = self.transcriber()?;
+        let captioner = self.inner.captioner.clone();
         let path = path.to_owned();
-        let options = TranscribeOptions::default()
+        let task = Task::default()
             .language(lang)
-            .threads(self.inner.options.threads_per_job)
-            .progress(progress);
-        tokio::task::spawn_blocking(move || {
-            let transcript = match &text {
-                // A given text is matched against what is heard in the whole input at once.
-                Some(text) => {
-                    let samples = caption_media::decode_audio_16k_mono(&path)?;
-                    transcriber.align_text(&samples, text, &options)?
-                }
-                None => DecodedAudio::open(&path)?.transcribe(transcriber.as_ref(), &options)?,
-            };
-            Ok(transcript.words)
+            .on_progress(move |p| progress(p.percent));
+        tokio::task::spawn_blocking(move || match &text {
+            Some(text) => captioner.align(&path, text, &task),
+            None => captioner.transcribe(&path, &task),
         })
         .await
         .map_err(|e| Error::Internal(format!("transcription task: {e}")))?
@@ -431,11 +493,14 @@ impl Engine {
         let path = scratch.path().join(key.file_name());
         self.check_language(&spec.lang)?;
         let transcriber = self.transcriber()?;
-        let options = TranscribeOptions::default()
+        let task = Task::default()
             .language(spec.lang.clone())
-            .threads(self.inner.options.threads_per_job)
-            .progress(move |p| progress.store(p, Ordering::Relaxed))
-            .cancel(cancel);
+            .on_progress(move |p| progress.store(p.percent, Ordering::Relaxed))
+            .cancel_with(crate::Cancel::from_flag(cancel));
+        let options = self
+            .inner
+            .captioner
+            .transcribe_options(&task, Stage::Transcribing);
         let words = tokio::task::spawn_blocking(move || {
             let mut audio = DecodedAudio::open(&path)?;
             if audio.reader.duration_s() > 0.0 {
@@ -450,54 +515,6 @@ impl Engine {
         .map_err(|e| Error::Internal(format!("transcription task: {e}")))?;
         drop(scratch);
         words
-    }
-}
-
-/// A file's audio fed to the transcriber as it is decoded, so that long inputs are never held
-/// whole; a decoding failure keeps its own error (and so its code).
-struct DecodedAudio {
-    reader: caption_media::AudioReader,
-    failure: Option<caption_media::Error>,
-}
-
-impl DecodedAudio {
-    fn open(path: &Path) -> Result<Self> {
-        Ok(Self {
-            reader: caption_media::AudioReader::open(path)?,
-            failure: None,
-        })
-    }
-
-    fn transcribe(
-        &mut self,
-        transcriber: &dyn Transcriber,
-        options: &TranscribeOptions,
-    ) -> Result<caption_transcribe::Transcript> {
-        caption_transcribe::transcribe_source(transcriber, self, options)
-            .map_err(|e| self.failure.take().map_or_else(|| e.into(), Error::from))
-    }
-
-    fn decoded_s(&self) -> f64 {
-        #[allow(
-            clippy::cast_precision_loss,
-            reason = "a sample count far below 2^52 is exact in f64"
-        )]
-        let samples = self.reader.samples_read() as f64;
-        samples / f64::from(caption_transcribe::SAMPLE_RATE_HZ)
-    }
-}
-
-impl caption_transcribe::AudioSource for DecodedAudio {
-    fn next_samples(&mut self) -> caption_transcribe::Result<Option<Vec<f32>>> {
-        self.reader.next_chunk().map_err(|e| {
-            let detail = e.to_string();
-            self.failure = Some(e);
-            caption_transcribe::Error::AudioSource { detail }
-        })
-    }
-
-    fn duration_s(&self) -> Option<f64> {
-        Some(self.reader.duration_s())
     }
 }
 

@@ -1,108 +1,30 @@
 //! Generate: words + style → a captioned video, burned by the media pipeline.
 
-use std::collections::VecDeque;
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
 
-use caption_core::{
-    Config, GenerateRequest, GenerateResponse, JobError, JobStatus, ValidationErrors, Word,
-};
+use caption_core::{Config, GenerateRequest, GenerateResponse, JobError, JobStatus, Word};
 use caption_jobs::{JobKind, JobRecord, JobSpec, now_ms};
-use caption_media::{BurnOptions, BurnReport, Overlay as FrameOverlay, OverlaySource};
-use caption_render::{CaptionRenderer, FrameSize, FrameState, SystemFonts};
+use caption_media::{BurnOptions, BurnReport};
 use caption_store::{ObjectKey, PutOptions};
 
-use crate::webhook::rfc3339;
-use crate::{Engine, Error, Result};
-
-/// Adapts the caption renderer to the video pipeline. Frames come in time order (a few at a
-/// time, in parallel), so only the last few distinct states can repeat: they are kept here, and
-/// each new state is drawn without the renderer's own overlay cache, straight into the
-/// pipeline's type (its pixels moved, not copied). A long video's memory then stays that of a
-/// few overlays, whatever the number of distinct states.
-struct CaptionSource {
-    renderer: CaptionRenderer,
-    recent: Mutex<VecDeque<(FrameState, Option<Arc<FrameOverlay>>)>>,
-}
-
-/// Distinct states kept: more than the frames the pipeline blends at once.
-const RECENT_STATES: usize = 3;
-
-impl OverlaySource for CaptionSource {
-    fn overlay_at(&self, t_s: f64, _frame_w: u32, _frame_h: u32) -> Option<Arc<FrameOverlay>> {
-        let mut state = self.renderer.timeline().state_at(t_s);
-        if state.is_empty() {
-            return None;
-        }
-        // The layout reports each word's effect progress even when no effect uses it, which
-        // would make every frame of an effect's duration a new state; the renderer draws from
-        // the transforms alone, so the progress is left out of the state's identity. (Measured
-        // on the bench clip's 1800 frames with bold-highlight: 734 renders -> 300.)
-        for word in &mut state.words {
-            word.effect_milli = 0;
-        }
-        let lock = || {
-            self.recent
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-        };
-        if let Some((_, overlay)) = lock().iter().find(|(s, _)| *s == state) {
-            return overlay.clone();
-        }
-        // Drawn outside the lock: frames of another state need not wait.
-        let overlay = self.renderer.render_state(&state).and_then(|caption| {
-            let (x, y, width, height, rgba) = caption.into_parts();
-            FrameOverlay::new(x, y, width, height, rgba)
-                .ok()
-                .map(Arc::new)
-        });
-        let mut recent = lock();
-        if recent.len() >= RECENT_STATES {
-            recent.pop_front();
-        }
-        recent.push_back((state, overlay.clone()));
-        overlay
-    }
-}
-
-pub(crate) fn caption_error(e: caption_render::Error) -> Error {
-    match e {
-        caption_render::Error::InvalidConfig(errors) => Error::Invalid(errors),
-        caption_render::Error::Fonts(caption_layout_error) => {
-            Error::Invalid(ValidationErrors::one(
-                "config.font",
-                format!("{caption_layout_error}; list installed families with GET /fonts"),
-            ))
-        }
-        other => Error::Internal(other.to_string()),
-    }
-}
+use super::webhook::rfc3339;
+use crate::{Engine, Error, PreviewFrame, Result, Task};
 
 impl Engine {
     /// `None` when the font family is installed; otherwise the rule a config naming it breaks,
     /// with the closest installed families.
     pub fn missing_font_rule(&self, family: &str) -> Result<Option<String>> {
-        Ok(caption_fonts::FontLibrary::new()?.missing_family_rule(family)?)
+        crate::captioner::missing_font_rule(family)
     }
 
-    /// The config a request asks for: its patch over the template it names (or the default).
+    /// The config a request asks for: its patch over the template it names (or the default),
+    /// with every broken rule at once.
     pub fn resolve_config(&self, request: &GenerateRequest) -> Result<Config> {
-        let base = match &request.template_id {
-            Some(id) => &self.template(id)?.config,
-            None => self.inner.catalog.default_config(),
-        };
-        let config = request.config.apply(base);
-        // Every problem at once: the config's rules, then whether its font is installed (a
-        // missing font is the request's mistake, not a quiet fallback at render time).
-        let mut problems = config.validate().err().unwrap_or_default();
-        if let Some(rule) = self.missing_font_rule(&config.font)? {
-            problems.push("config.font", rule);
-        }
-        if !problems.is_empty() {
-            return Err(Error::Invalid(problems));
-        }
-        Ok(config)
+        self.inner
+            .captioner
+            .style(request.template_id.as_deref(), &request.config)
     }
 
     /// Burns `words` in `config` into the local video `input`, writing `output` (H.264 in the
@@ -115,30 +37,21 @@ impl Engine {
         config: &Config,
         options: &BurnOptions,
     ) -> Result<BurnReport> {
-        let info = caption_media::probe(input)?;
-        let video = match &info.video {
-            Some(v) if v.is_still_image => {
-                return Err(caption_media::Error::StillImage {
-                    path: input.to_owned(),
-                }
-                .into());
-            }
-            Some(v) => v,
-            None => {
-                return Err(caption_media::Error::NoVideo {
-                    path: input.to_owned(),
-                }
-                .into());
-            }
-        };
-        let frame = FrameSize::new(video.display_width, video.display_height);
-        let fonts = Arc::new(SystemFonts::new().map_err(caption_error)?);
-        let renderer = CaptionRenderer::new(words, config, frame, fonts).map_err(caption_error)?;
-        let source = CaptionSource {
-            renderer,
-            recent: Mutex::new(VecDeque::with_capacity(RECENT_STATES)),
-        };
-        Ok(caption_media::burn(input, output, &source, options)?)
+        self.inner
+            .captioner
+            .burn_with(input, output, words, config, options, &Task::default())
+    }
+
+    /// The caption of `words` in `config` at `frame.at_s` as PNG bytes (see
+    /// [`Captioner::preview_png`](crate::Captioner::preview_png)). Blocking: call it off the
+    /// async runtime.
+    pub fn preview_png(
+        &self,
+        words: &[Word],
+        config: &Config,
+        frame: PreviewFrame,
+    ) -> Result<Vec<u8>> {
+        self.inner.captioner.preview_png(words, config, frame)
     }
 
     /// `POST /generate`: fetches the input, burns the captions, stores the result and returns
@@ -197,7 +110,7 @@ impl Engine {
                 }),
                 Err(e) => serde_json::json!({
                     "type": "generate.failed", "status": "FAILED",
-                    "error": {"code": e.code(), "message": e.public_message()}, "created_at": now,
+                    "error": {"code": e.code().as_str(), "message": e.public_message()}, "created_at": now,
                 }),
             };
             if let Err(e) = self.queue_event(url, event).await {
@@ -363,7 +276,9 @@ impl Engine {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct GenerateStatus {
+    /// The background job.
     pub job_id: String,
+    /// Queued, running, completed or failed.
     pub status: JobStatus,
     /// 0–100.
     pub progress: u8,

@@ -36,6 +36,7 @@ const MAX_BACKOFF: Duration = Duration::from_secs(3600);
 
 /// How events are signed and delivered.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct WebhookOptions {
     /// The HMAC-SHA256 key of the signatures.
     pub secret: Vec<u8>,
@@ -60,6 +61,43 @@ impl Default for WebhookOptions {
             retry_for: Duration::from_secs(24 * 3600),
             timeout: Duration::from_secs(10),
         }
+    }
+}
+
+impl WebhookOptions {
+    /// The HMAC-SHA256 key of the signatures.
+    #[must_use]
+    pub fn secret(mut self, secret: impl Into<Vec<u8>>) -> Self {
+        self.secret = secret.into();
+        self
+    }
+
+    /// Deliver to loopback and private addresses too.
+    #[must_use]
+    pub fn allow_private(mut self, allow: bool) -> Self {
+        self.allow_private = allow;
+        self
+    }
+
+    /// Wait before the first retry.
+    #[must_use]
+    pub fn retry_base(mut self, wait: Duration) -> Self {
+        self.retry_base = wait;
+        self
+    }
+
+    /// How long an event is retried before it is given up.
+    #[must_use]
+    pub fn retry_for(mut self, span: Duration) -> Self {
+        self.retry_for = span;
+        self
+    }
+
+    /// Time allowed for one request.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
     }
 }
 

@@ -1,0 +1,57 @@
+//! Captions that light up word by word.
+//!
+//! Transcribe the speech of a video into timed words (whisper.cpp decides the words, a forced
+//! aligner where each starts and ends), and burn animated captions in a template's style into the
+//! video, locally. This is the one crate to depend on; everything a program needs is here.
+//!
+//! ```no_run
+//! use captions::{Captioner, Task};
+//!
+//! fn main() -> Result<(), captions::Error> {
+//!     let captioner = Captioner::builder().model("tiny.en").build()?;
+//!     let task = Task::default().on_progress(|p| eprintln!("{} {}%", p.stage, p.percent));
+//!     let words = captioner.transcribe("talk.mp4", &task)?;
+//!     let style = captioner.template("bold-highlight")?.config;
+//!     captioner.burn("talk.mp4", "talk-captioned.mp4", &words, &style, &task)?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! [`Captioner`] needs no storage, job store, async runtime or network. Every long call takes a
+//! [`Task`]: the spoken language, a progress callback ([`Progress`]: a [`Stage`] and 0–100) and
+//! a [`Cancel`] flag; every error has a typed [`ErrorCode`].
+//!
+//! # Features
+//!
+//! With none (the default), this crate links whisper.cpp, FFmpeg, fontconfig and the drawing
+//! crates, nothing of a server.
+//!
+//! - `service`: [`service::Engine`], object storage on local disk, persistent jobs in an
+//!   embedded database worked by a bounded pool, background generates and signed webhooks.
+//! - `http`: the HTTP service of the seven endpoints ([`http`]), on top of `service`.
+
+#![warn(missing_docs)]
+
+pub use caption_engine::{
+    BurnOptions, BurnReport, Cancel, Captioner, CaptionerBuilder, Color, Config, ConfigPatch,
+    Error, ErrorCode, GivenText, PreviewFrame, Progress, Result, Stage, Task, Template,
+    TemplateSummary, Transcriber, ValidationErrors, Word,
+};
+
+/// What a server adds to the front door: object storage, persistent jobs, workers, webhooks.
+#[cfg(feature = "service")]
+pub mod service {
+    pub use caption_engine::{
+        EVENT_ID_HEADER, Engine, EngineOptions, GenerateStatus, SIGNATURE_HEADER,
+        TranscriptionStatus, WebhookOptions, WorkerPool, is_public_address, sign, verify_signature,
+    };
+    /// Persistent jobs: the job store trait and its embedded and PostgreSQL stores.
+    pub use caption_jobs as jobs;
+    /// Object storage: local disk or S3, upload descriptors and download links.
+    pub use caption_store as storage;
+}
+
+/// The HTTP service: the seven endpoints behind an `x-api-key` header, the studio page and
+/// the OpenAPI document.
+#[cfg(feature = "http")]
+pub use caption_http as http;

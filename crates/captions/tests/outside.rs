@@ -1,0 +1,213 @@
+//! The library as a program outside this workspace uses it: a crate made in a temporary folder
+//! depends on `captions` by path with default features off, transcribes a spoken clip and burns
+//! its captions; `cargo tree` shows nothing of a server. And the README's "As a library" lines
+//! are those of `examples/library.rs`, which runs on a real clip.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use caption_testkit::media::{frame_rgb_at, speech_video};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The profile sections of the workspace's manifest: the outside crate builds its
+/// dependencies as the workspace does (whisper.cpp optimised), and so shares their artifacts.
+fn profiles(manifest: &str) -> String {
+    let mut out = String::new();
+    let mut keep = false;
+    for line in manifest.lines() {
+        if line.starts_with('[') {
+            keep = line.starts_with("[profile.");
+        }
+        if keep {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn cargo(dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO"));
+    command.current_dir(dir);
+    // The same build settings as the workspace's `.cargo/config.toml`, which a crate outside
+    // it does not read.
+    command.env("GGML_LLAMAFILE", "ON");
+    command
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+const MAIN: &str = r#"
+use captions::{Captioner, ErrorCode, Stage, Task};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (video, output) = (&args[0], &args[1]);
+    let captioner = Captioner::builder().model("tiny.en").build().unwrap();
+    let stages = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = stages.clone();
+    let task = Task::default().on_progress(move |p| seen.lock().unwrap().push((p.stage, p.percent)));
+    let words = captioner.transcribe(video, &task).unwrap();
+    let style = captioner.template("bold-highlight").unwrap().config;
+    let report = captioner.burn(video, output, &words, &style, &task).unwrap();
+    let missing = captioner.transcribe("no-such-file.mp4", &Task::default()).unwrap_err();
+    assert_eq!(missing.code(), ErrorCode::InputNotFound);
+    let stages = stages.lock().unwrap();
+    let burned = stages.iter().filter(|(s, _)| *s == Stage::Burning).count();
+    let heard = stages.iter().filter(|(s, _)| *s == Stage::Transcribing).count();
+    let text: Vec<&str> = words.iter().map(|w| w.word.as_str()).collect();
+    println!("{}\t{}\t{}\t{}", text.join(" "), report.frames, heard, burned);
+}
+"#;
+
+#[test]
+fn a_crate_outside_the_workspace_transcribes_and_burns_with_default_features_off() {
+    let root = root().canonicalize().expect("workspace root");
+    let work = tempfile::tempdir().expect("temporary folder");
+    let app = work.path().join("app");
+    std::fs::create_dir_all(app.join("src")).expect("app folder");
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("workspace manifest");
+    std::fs::write(
+        app.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+             [dependencies]\ncaptions = {{ path = {:?}, default-features = false }}\n\n\
+             [workspace]\n\n{}",
+            root.join("crates/captions").display().to_string(),
+            profiles(&manifest)
+        ),
+    )
+    .expect("app manifest");
+    std::fs::write(app.join("src/main.rs"), MAIN).expect("app source");
+    // The workspace's lock file: the same versions, so the shared target folder's artifacts
+    // serve, and nothing newer is fetched.
+    std::fs::copy(root.join("Cargo.lock"), app.join("Cargo.lock")).expect("lock file");
+
+    let tree = cargo(&app)
+        .args(["tree", "-e", "normal", "--prefix", "none"])
+        .output()
+        .expect("cargo tree");
+    assert!(tree.status.success(), "cargo tree: {}", stderr(&tree));
+    let tree = String::from_utf8_lossy(&tree.stdout);
+    let crates: std::collections::BTreeSet<&str> = tree
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    for server_part in [
+        "axum",
+        "object_store",
+        "tokio-postgres",
+        "redb",
+        "tokio",
+        "hyper",
+    ] {
+        assert!(
+            !crates.contains(server_part),
+            "{server_part} is linked with default features off"
+        );
+    }
+    println!("{} crates with default features off", crates.len());
+
+    let video = speech_video(
+        &work.path().join("clip.mp4"),
+        "color=c=0x3050a0:s=480x270:r=25",
+        "Hello world, this is a test of the captions.",
+    )
+    .expect("spoken clip");
+    let output = work.path().join("out.mp4");
+    let run = cargo(&app)
+        .args(["run", "--quiet", "--"])
+        .arg(&video)
+        .arg(&output)
+        .output()
+        .expect("cargo run");
+    assert!(run.status.success(), "the app failed: {}", stderr(&run));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let fields: Vec<&str> = stdout.trim().split('\t').collect();
+    let [text, frames, heard, burned] = fields.as_slice() else {
+        panic!("unexpected output {stdout:?}");
+    };
+    let text = text.to_lowercase();
+    assert!(
+        text.contains("hello") && text.contains("test"),
+        "heard {text:?}"
+    );
+    assert!(frames.parse::<u64>().expect("frames") > 50);
+    assert!(
+        heard.parse::<u32>().expect("reports") > 0,
+        "no transcription progress"
+    );
+    assert!(
+        burned.parse::<u32>().expect("reports") > 0,
+        "no burn progress"
+    );
+    // The captions are in the picture: the burned frame differs from the input's.
+    let before = frame_rgb_at(&video, 1.0).expect("input frame");
+    let after = frame_rgb_at(&output, 1.0).expect("output frame");
+    let changed = before
+        .chunks(3)
+        .zip(after.chunks(3))
+        .filter(|(a, b)| a.iter().zip(*b).any(|(x, y)| x.abs_diff(*y) > 40))
+        .count();
+    assert!(
+        changed > 500,
+        "only {changed} pixels changed by the captions"
+    );
+}
+
+#[test]
+fn the_readme_library_lines_are_the_example_that_runs() {
+    let root = root();
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let section = &readme[readme.find("## As a library").expect("section")..];
+    let block = section
+        .split("```rust\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a rust block in the section");
+    let example = std::fs::read_to_string(root.join("examples/library.rs")).expect("example");
+    let begin = example
+        .find("// README: as a library (begin)\n")
+        .expect("begin mark");
+    let end = example
+        .find("    // README: as a library (end)")
+        .expect("end mark");
+    let lines: String = example[begin..end]
+        .lines()
+        .skip(1)
+        .map(|line| format!("{}\n", line.strip_prefix("    ").unwrap_or(line)))
+        .collect();
+    assert_eq!(block, lines, "README and examples/library.rs differ");
+    assert!(block.lines().count() <= 10, "more than ten lines");
+
+    let work = tempfile::tempdir().expect("temporary folder");
+    let video = speech_video(
+        &work.path().join("clip.mp4"),
+        "color=c=0x206040:s=320x180:r=25",
+        "Captions make videos easy to follow.",
+    )
+    .expect("spoken clip");
+    let output = work.path().join("captioned.mp4");
+    let run = Command::new(env!("CARGO"))
+        .current_dir(&root)
+        .args([
+            "run",
+            "--quiet",
+            "-p",
+            "captions",
+            "--example",
+            "library",
+            "--",
+        ])
+        .arg(&video)
+        .arg(&output)
+        .output()
+        .expect("cargo run --example library");
+    assert!(run.status.success(), "the example failed: {}", stderr(&run));
+    assert!(std::fs::metadata(&output).expect("output").len() > 10_000);
+}

@@ -1,0 +1,453 @@
+//! The front door: transcribe, align, burn and preview local files, with nothing else running.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use caption_core::{Catalog, Config, ConfigPatch, Template, TemplateSummary, Word};
+use caption_media::{BurnOptions, BurnReport};
+use caption_render::{CaptionRenderer, FrameSize, SystemFonts};
+use caption_transcribe::{GivenText, TranscribeOptions, Transcriber, WhisperTranscriber};
+
+use crate::audio::DecodedAudio;
+use crate::overlay::{CaptionSource, caption_error};
+use crate::task::{Stage, Task};
+use crate::{Error, Result};
+
+/// Where the speech model comes from.
+#[derive(Clone)]
+enum Model {
+    /// Installed by name (`tiny.en`, `base`) in the models folder.
+    Installed(String),
+    /// A ggml model file.
+    File(PathBuf),
+    /// Given ready to use.
+    Given(Arc<dyn Transcriber>),
+}
+
+impl fmt::Debug for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Installed(name) => write!(f, "Installed({name:?})"),
+            Self::File(path) => write!(f, "File({})", path.display()),
+            Self::Given(_) => f.write_str("Given"),
+        }
+    }
+}
+
+impl Model {
+    fn name(&self) -> String {
+        match self {
+            Self::Installed(name) => name.clone(),
+            Self::File(path) => path.display().to_string(),
+            Self::Given(_) => "given".to_owned(),
+        }
+    }
+}
+
+/// Settings of a [`Captioner`]; made by [`Captioner::builder`].
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct CaptionerBuilder {
+    model: Model,
+    threads: usize,
+    encoder_threads: usize,
+    templates_dir: Option<PathBuf>,
+}
+
+impl Default for CaptionerBuilder {
+    fn default() -> Self {
+        Self {
+            model: Model::Installed("base".to_owned()),
+            threads: 0,
+            encoder_threads: 0,
+            templates_dir: None,
+        }
+    }
+}
+
+impl CaptionerBuilder {
+    /// The installed whisper model to transcribe with, by name: `base` (the default) or
+    /// `tiny.en`. The models folder is `$CAPTION_MODELS_DIR`, else
+    /// `~/.cache/caption-engine/models`.
+    pub fn model(mut self, name: impl Into<String>) -> Self {
+        self.model = Model::Installed(name.into());
+        self
+    }
+
+    /// A whisper.cpp (ggml) model file to transcribe with, in place of an installed model.
+    pub fn model_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.model = Model::File(path.into());
+        self
+    }
+
+    /// A speech recogniser to use as it is, in place of loading a model.
+    pub fn transcriber(mut self, transcriber: Arc<dyn Transcriber>) -> Self {
+        self.model = Model::Given(transcriber);
+        self
+    }
+
+    /// Threads a transcription uses; 0 (the default) takes every core, shared with other
+    /// transcriptions on the machine so that two never oversubscribe it.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// x264 threads of a burn; 0 (the default) lets x264 choose.
+    pub fn encoder_threads(mut self, threads: usize) -> Self {
+        self.encoder_threads = threads;
+        self
+    }
+
+    /// A folder of `*.json` templates that add to or replace the built-in ones.
+    pub fn templates_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.templates_dir = Some(dir.into());
+        self
+    }
+
+    /// The captioner. Reads the templates; the speech model is loaded on first use.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::InvalidRequest`](crate::ErrorCode::InvalidRequest) when a template in the
+    /// templates folder is not valid.
+    pub fn build(self) -> Result<Captioner> {
+        let catalog = Catalog::builtin().map_err(|e| Error::Internal(e.to_string()))?;
+        let catalog = match &self.templates_dir {
+            Some(dir) => catalog
+                .with_folder(dir)
+                .map_err(|e| Error::invalid("templates", e.to_string()))?,
+            None => catalog,
+        };
+        let transcriber = OnceLock::new();
+        if let Model::Given(given) = &self.model {
+            // A fresh lock: setting it cannot fail.
+            let _ = transcriber.set(Arc::clone(given));
+        }
+        Ok(Captioner {
+            inner: Arc::new(Inner {
+                model: self.model,
+                threads: self.threads,
+                encoder_threads: self.encoder_threads,
+                catalog,
+                transcriber,
+            }),
+        })
+    }
+}
+
+struct Inner {
+    model: Model,
+    threads: usize,
+    encoder_threads: usize,
+    catalog: Catalog,
+    transcriber: OnceLock<Arc<dyn Transcriber>>,
+}
+
+/// Captions for local files: words from speech, words timed on a given text, captions burned
+/// into a video, a caption frame as a picture. No storage, job store, async runtime or network:
+/// every call is blocking and works on paths. Cheap to clone; share it between threads.
+///
+/// ```no_run
+/// use caption_engine::{Captioner, Task};
+///
+/// let captioner = Captioner::builder().model("tiny.en").build()?;
+/// let words = captioner.transcribe("talk.mp4", &Task::default())?;
+/// let style = captioner.template("bold-highlight")?.config;
+/// captioner.burn("talk.mp4", "talk-captioned.mp4", &words, &style, &Task::default())?;
+/// # Ok::<(), caption_engine::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Captioner {
+    inner: Arc<Inner>,
+}
+
+impl fmt::Debug for Captioner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Captioner")
+            .field("model", &self.inner.model)
+            .field("threads", &self.inner.threads)
+            .field("encoder_threads", &self.inner.encoder_threads)
+            .field("templates", &self.inner.catalog.templates().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Captioner {
+    /// Settings to build a captioner from; every one has a default.
+    ///
+    /// ```
+    /// let captioner = caption_engine::Captioner::builder().model("tiny.en").threads(2).build()?;
+    /// assert!(captioner.template("karaoke").is_ok());
+    /// # Ok::<(), caption_engine::Error>(())
+    /// ```
+    pub fn builder() -> CaptionerBuilder {
+        CaptionerBuilder::default()
+    }
+
+    /// The template list: the id and name of each.
+    ///
+    /// ```
+    /// let captioner = caption_engine::Captioner::builder().build()?;
+    /// assert!(captioner.templates().iter().any(|t| t.id == "bold-highlight"));
+    /// # Ok::<(), caption_engine::Error>(())
+    /// ```
+    pub fn templates(&self) -> Vec<TemplateSummary> {
+        self.inner.catalog.summaries()
+    }
+
+    /// One template with its full style.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::NotFound`](crate::ErrorCode::NotFound) for an unknown id.
+    pub fn template(&self, id: &str) -> Result<Template> {
+        self.inner
+            .catalog
+            .get(id)
+            .cloned()
+            .ok_or_else(|| Error::NotFound {
+                what: "template",
+                id: id.to_owned(),
+            })
+    }
+
+    /// The template catalog.
+    pub fn catalog(&self) -> &Catalog {
+        &self.inner.catalog
+    }
+
+    /// A style: `patch` over the template `template_id` (or over the default template), checked
+    /// as a whole: every broken rule at once, and the font must be installed.
+    ///
+    /// ```
+    /// use caption_engine::{Captioner, ConfigPatch};
+    ///
+    /// let captioner = Captioner::builder().build()?;
+    /// let patch: ConfigPatch = serde_json::from_str(r#"{"linesCount": 1}"#).unwrap();
+    /// let style = captioner.style(Some("karaoke"), &patch)?;
+    /// assert_eq!(style.lines_count, 1);
+    /// # Ok::<(), caption_engine::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::InvalidRequest`](crate::ErrorCode::InvalidRequest) naming every field and
+    /// rule broken; [`ErrorCode::NotFound`](crate::ErrorCode::NotFound) for an unknown template.
+    pub fn style(&self, template_id: Option<&str>, patch: &ConfigPatch) -> Result<Config> {
+        let base = match template_id {
+            Some(id) => &self.template(id)?.config,
+            None => self.inner.catalog.default_config(),
+        };
+        let config = patch.apply(base);
+        // Every problem at once: the config's rules, then whether its font is installed (a
+        // missing font is the caller's mistake, not a quiet fallback at render time).
+        let mut problems = config.validate().err().unwrap_or_default();
+        if let Some(rule) = missing_font_rule(&config.font)? {
+            problems.push("config.font", rule);
+        }
+        if !problems.is_empty() {
+            return Err(Error::Invalid(problems));
+        }
+        Ok(config)
+    }
+
+    /// Installed font families, optionally only those covering the language `lang` (an ISO
+    /// 639-1 code or a tag such as `zh-cn`).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::InvalidRequest`](crate::ErrorCode::InvalidRequest) for an unknown language.
+    pub fn fonts(&self, lang: Option<&str>) -> Result<Vec<String>> {
+        let library = caption_fonts::FontLibrary::new()?;
+        match library.families(lang) {
+            Err(caption_fonts::Error::UnknownLanguage { code }) => Err(Error::invalid(
+                "lang",
+                format!(
+                    "unknown language code {code:?}: use an ISO 639-1 code such as \"en\" or a tag such as \"zh-cn\""
+                ),
+            )),
+            other => Ok(other?),
+        }
+    }
+
+    /// The speech model, loaded on first use and kept.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::ModelMissing`](crate::ErrorCode::ModelMissing) when it is not installed.
+    pub fn transcriber(&self) -> Result<Arc<dyn Transcriber>> {
+        if let Some(loaded) = self.inner.transcriber.get() {
+            return Ok(Arc::clone(loaded));
+        }
+        let loaded: Arc<dyn Transcriber> = match &self.inner.model {
+            Model::Installed(name) => Arc::new(WhisperTranscriber::open_installed(name)?),
+            Model::File(path) => Arc::new(WhisperTranscriber::open(path)?),
+            Model::Given(given) => Arc::clone(given),
+        };
+        Ok(Arc::clone(self.inner.transcriber.get_or_init(|| loaded)))
+    }
+
+    /// Checks `lang` against the model without loading it where the name tells: English-only
+    /// models (`*.en`) take only `auto` and `en`.
+    pub(crate) fn check_language(&self, lang: &str) -> Result<()> {
+        let english_only = match (self.inner.transcriber.get(), &self.inner.model) {
+            (Some(loaded), _) => !loaded.is_multilingual(),
+            (None, Model::Installed(name)) => name.ends_with(".en"),
+            (None, _) => !self.transcriber()?.is_multilingual(),
+        };
+        if english_only && !matches!(lang, "auto" | "en" | "") {
+            return Err(Error::invalid(
+                "lang",
+                format!(
+                    "language {lang:?} needs a multilingual model; the model ({}) transcribes English only",
+                    self.inner.model.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The transcriber's options for `task` at `stage`.
+    pub(crate) fn transcribe_options(&self, task: &Task, stage: Stage) -> TranscribeOptions {
+        let mut options = TranscribeOptions::default()
+            .language(task.language_code())
+            .threads(self.inner.threads);
+        if let Some(report) = task.reporter(stage) {
+            options = options.progress(report);
+        }
+        if let Some(cancel) = task.cancel_flag() {
+            options = options.cancel(cancel);
+        }
+        options
+    }
+
+    /// The words spoken in a video or audio file, each with its start and end in seconds.
+    /// Decodes as it goes: an hour-long input is never held whole.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::InputNotFound`](crate::ErrorCode::InputNotFound),
+    /// [`NoAudio`](crate::ErrorCode::NoAudio),
+    /// [`UnreadableInput`](crate::ErrorCode::UnreadableInput),
+    /// [`UnsupportedLanguage`](crate::ErrorCode::UnsupportedLanguage),
+    /// [`ModelMissing`](crate::ErrorCode::ModelMissing),
+    /// [`Cancelled`](crate::ErrorCode::Cancelled).
+    pub fn transcribe(&self, media: impl AsRef<Path>, task: &Task) -> Result<Vec<Word>> {
+        self.check_language(task.language_code())?;
+        let transcriber = self.transcriber()?;
+        let options = self.transcribe_options(task, Stage::Transcribing);
+        let transcript =
+            DecodedAudio::open(media.as_ref())?.transcribe(transcriber.as_ref(), &options)?;
+        Ok(transcript.words)
+    }
+
+    /// The words of a text you have (a script, or subtitle cues) timed on the speech of a
+    /// video or audio file: the text decides the words, the speech their times.
+    ///
+    /// # Errors
+    ///
+    /// As [`Captioner::transcribe`].
+    pub fn align(
+        &self,
+        media: impl AsRef<Path>,
+        text: &GivenText,
+        task: &Task,
+    ) -> Result<Vec<Word>> {
+        self.check_language(task.language_code())?;
+        let transcriber = self.transcriber()?;
+        let options = self.transcribe_options(task, Stage::Aligning);
+        // A given text is matched against what is heard in the whole input at once.
+        let samples = caption_media::decode_audio_16k_mono(media.as_ref())?;
+        Ok(transcriber.align_text(&samples, text, &options)?.words)
+    }
+
+    /// Burns `words` in `style` into the video `input`, writing `output` (H.264 in the
+    /// container its extension names; the audio is kept). The output appears whole or not at
+    /// all: a failed or cancelled burn leaves no partial file.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::InputNotFound`](crate::ErrorCode::InputNotFound),
+    /// [`NoVideo`](crate::ErrorCode::NoVideo), [`NotAVideo`](crate::ErrorCode::NotAVideo),
+    /// [`UnreadableInput`](crate::ErrorCode::UnreadableInput),
+    /// [`InvalidRequest`](crate::ErrorCode::InvalidRequest) for a style that cannot be drawn,
+    /// [`Cancelled`](crate::ErrorCode::Cancelled).
+    pub fn burn(
+        &self,
+        input: impl AsRef<Path>,
+        output: impl AsRef<Path>,
+        words: &[Word],
+        style: &Config,
+        task: &Task,
+    ) -> Result<BurnReport> {
+        self.burn_with(input, output, words, style, &BurnOptions::default(), task)
+    }
+
+    /// [`Captioner::burn`] with encoder settings (x264 preset, quality).
+    ///
+    /// # Errors
+    ///
+    /// As [`Captioner::burn`].
+    pub fn burn_with(
+        &self,
+        input: impl AsRef<Path>,
+        output: impl AsRef<Path>,
+        words: &[Word],
+        style: &Config,
+        options: &BurnOptions,
+        task: &Task,
+    ) -> Result<BurnReport> {
+        let input = input.as_ref();
+        let info = caption_media::probe(input)?;
+        let video = match &info.video {
+            Some(v) if v.is_still_image => {
+                return Err(caption_media::Error::StillImage {
+                    path: input.to_owned(),
+                }
+                .into());
+            }
+            Some(v) => v,
+            None => {
+                return Err(caption_media::Error::NoVideo {
+                    path: input.to_owned(),
+                }
+                .into());
+            }
+        };
+        let frame = FrameSize::new(video.display_width, video.display_height);
+        let fonts = Arc::new(SystemFonts::new().map_err(caption_error)?);
+        let renderer = CaptionRenderer::new(words, style, frame, fonts).map_err(caption_error)?;
+        let mut options = options.clone();
+        if options.encoder_threads == 0 {
+            options.encoder_threads = self.inner.encoder_threads;
+        }
+        if let Some(report) = task.reporter(Stage::Burning) {
+            options.progress = Some(Arc::new(move |fraction: f64| {
+                #[allow(
+                    clippy::cast_possible_truncation,
+                    clippy::cast_sign_loss,
+                    reason = "clamped to 0..=100 first"
+                )]
+                report((fraction * 100.0).clamp(0.0, 100.0) as u8);
+            }));
+        }
+        if let Some(cancel) = task.cancel_flag() {
+            options.cancel = Some(cancel);
+        }
+        let source = CaptionSource::new(renderer);
+        Ok(caption_media::burn(
+            input,
+            output.as_ref(),
+            &source,
+            &options,
+        )?)
+    }
+}
+
+/// `None` when the font family is installed; otherwise the rule a style naming it breaks, with
+/// the closest installed families.
+pub(crate) fn missing_font_rule(family: &str) -> Result<Option<String>> {
+    Ok(caption_fonts::FontLibrary::new()?.missing_family_rule(family)?)
+}

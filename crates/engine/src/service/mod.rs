@@ -1,0 +1,13 @@
+//! What a server adds to the front door: storage, persistent jobs, workers, webhooks.
+
+mod engine;
+mod generate;
+mod webhook;
+mod workers;
+
+pub use engine::{Engine, EngineOptions, TranscriptionStatus};
+pub use generate::GenerateStatus;
+pub use webhook::{
+    EVENT_ID_HEADER, SIGNATURE_HEADER, WebhookOptions, is_public_address, sign, verify_signature,
+};
+pub use workers::WorkerPool;
