@@ -38,6 +38,15 @@ pub use caption_engine::{
     TemplateSummary, Transcriber, ValidationErrors, Word,
 };
 
+/// Subtitle files: SRT, WebVTT and ASS in and out, by subtitle practice
+/// ([`Captioner::import_subtitles`] and [`Captioner::export_subtitles`] work on files).
+pub mod subtitles {
+    pub use caption_engine::{
+        Cue, ExportOptions, SubtitleError, SubtitleFormat, cues_to_words, export_words,
+        import_words, parse_cues,
+    };
+}
+
 /// What a server adds to the front door: object storage, persistent jobs, workers, webhooks.
 #[cfg(feature = "service")]
 pub mod service {

@@ -41,6 +41,9 @@ pub enum Error {
     #[cfg(feature = "service")]
     #[error(transparent)]
     Jobs(#[from] caption_jobs::Error),
+    /// A subtitle file that cannot be read or written.
+    #[error(transparent)]
+    Subtitles(#[from] caption_core::SubtitleError),
     /// The installed fonts.
     #[error(transparent)]
     Fonts(#[from] caption_fonts::Error),
@@ -78,7 +81,7 @@ impl Error {
         use caption_media::Error as M;
         use caption_transcribe::Error as T;
         match self {
-            Self::Invalid(_) => ErrorCode::InvalidRequest,
+            Self::Invalid(_) | Self::Subtitles(_) => ErrorCode::InvalidRequest,
             Self::NotFound { .. } => ErrorCode::NotFound,
             Self::Finished { .. } => ErrorCode::AlreadyFinished,
             Self::Busy(_) => ErrorCode::Busy,

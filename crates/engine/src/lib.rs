@@ -5,7 +5,8 @@
 //! transcribes speech into timed [`Word`]s (whisper.cpp decides the words, a forced aligner
 //! where they start and end), times a text you have on the speech ([`Captioner::align`]), burns
 //! captions in a template's style into a video ([`Captioner::burn`]) and draws one caption frame
-//! ([`Captioner::preview_png`]). Long calls take a [`Task`]: the language, a progress callback
+//! ([`Captioner::preview_png`]) and reads and writes SRT, WebVTT and ASS subtitles
+//! ([`Captioner::import_subtitles`], [`Captioner::export_subtitles`]). Long calls take a [`Task`]: the language, a progress callback
 //! ([`Progress`]: a [`Stage`] and 0–100) and a [`Cancel`] flag. Every error has a typed
 //! [`ErrorCode`].
 //!
@@ -47,7 +48,9 @@ pub use service::{
 pub use task::{Cancel, Progress, Stage, Task};
 
 pub use caption_core::{
-    Color, Config, ConfigPatch, ErrorCode, Template, TemplateSummary, ValidationErrors, Word,
+    Color, Config, ConfigPatch, Cue, ErrorCode, ExportOptions, SubtitleError, SubtitleFormat,
+    Template, TemplateSummary, ValidationErrors, Word, cues_to_words, export_words, import_words,
+    parse_cues,
 };
 pub use caption_media::{BurnOptions, BurnReport};
 pub use caption_transcribe::{GivenText, Transcriber};
