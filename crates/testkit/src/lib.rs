@@ -7,6 +7,16 @@
 //!
 //! [`media`] makes videos with speech and reads their frames; [`speech`] makes speech with
 //! known word times.
+//!
+//! ```
+//! let server = caption_testkit::PostgresServer::start()?;
+//! let url = server.database("jobs")?;
+//! assert_eq!(url, server.url("jobs"));
+//! assert!(std::net::TcpStream::connect(("127.0.0.1", server.port())).is_ok());
+//! # Ok::<(), String>(())
+//! ```
+
+#![warn(missing_docs)]
 
 mod chromedriver;
 pub mod media;
@@ -16,7 +26,14 @@ pub mod speech;
 pub use chromedriver::{CHROMIUM, Chromedriver};
 pub use postgres::PostgresServer;
 
-/// A TCP port that was free a moment ago on 127.0.0.1.
+/// A TCP port that was free a moment ago on 127.0.0.1: for a server a test starts. Another
+/// process may take it in between, which on a test machine does not happen in practice.
+///
+/// ```
+/// let port = caption_testkit::free_port()?;
+/// assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok());
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn free_port() -> std::io::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?

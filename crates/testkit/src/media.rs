@@ -38,6 +38,17 @@ pub fn espeak_wav(wav: &Path, words_per_minute: u32, text: &str) -> anyhow::Resu
 /// An H.264/AAC MP4 at `video`: the picture of ffmpeg's lavfi source `picture` (for example
 /// `color=c=gray:s=640x360:r=25`), the audio `text` spoken at 140 words a minute, as long as
 /// the speech.
+///
+/// ```
+/// use caption_testkit::media::{frame_rgb_at, speech_video};
+///
+/// let dir = tempfile::tempdir()?;
+/// let video = speech_video(&dir.path().join("talk.mp4"), "color=c=white:s=64x36:r=25", "hello")?;
+/// let rgb = frame_rgb_at(&video, 0.2)?;
+/// assert_eq!(rgb.len(), 64 * 36 * 3);
+/// assert!(rgb.iter().all(|&channel| channel > 240), "a white picture");
+/// # Ok::<(), anyhow::Error>(())
+/// ```
 pub fn speech_video(video: &Path, picture: &str, text: &str) -> anyhow::Result<PathBuf> {
     let wav = video.with_extension("wav");
     espeak_wav(&wav, 140, text)?;

@@ -160,6 +160,7 @@ impl PostgresServer {
         }
     }
 
+    /// The port the server listens on, on 127.0.0.1.
     pub fn port(&self) -> u16 {
         self.port
     }

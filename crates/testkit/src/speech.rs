@@ -18,8 +18,11 @@ use anyhow::{Context as _, bail, ensure};
 /// One word and when it is spoken.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimedWord {
+    /// The word as Festival spoke it (numbers spelled out, lowercase).
     pub word: String,
+    /// Where its sound starts, in seconds from the start of the clip.
     pub start_s: f64,
+    /// Where it ends, in seconds.
     pub end_s: f64,
 }
 
@@ -49,6 +52,20 @@ fn festival_voice(voice: &str) -> &str {
 ///
 /// Words are Festival's: numbers come back spelled out ("10" as "ten"), so tests that compare
 /// against a transcript should avoid digits and apostrophes.
+///
+/// ```
+/// use caption_testkit::speech::{festival_sentence, read_wav_16k};
+///
+/// let dir = tempfile::tempdir()?;
+/// let wav = dir.path().join("speech.wav");
+/// let words = festival_sentence("ten ships passed", "kal", &wav)?;
+/// let spoken: Vec<&str> = words.iter().map(|w| w.word.as_str()).collect();
+/// assert_eq!(spoken, ["ten", "ships", "passed"]);
+/// assert!(words.windows(2).all(|w| w[0].end_s <= w[1].start_s));
+/// let duration_s = read_wav_16k(&wav)?.len() as f64 / 16_000.0;
+/// assert!(words[2].end_s <= duration_s);
+/// # Ok::<(), anyhow::Error>(())
+/// ```
 pub fn festival_sentence(
     text: &str,
     voice: &str,
