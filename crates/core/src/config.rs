@@ -1,4 +1,12 @@
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::problems::ValidationErrors;
+use crate::rules::{self, RULE_CHANNEL, channel_from_f64};
+use crate::schema::{missing_fields, schema_generator};
 
 /// Sizes are pixels on a reference frame whose shorter side is this long; renderers scale them
 /// by `output_short_side / REFERENCE_SHORT_SIDE_PX`.
@@ -42,25 +50,44 @@ impl Serialize for Color {
     }
 }
 
+/// A [`Color`] as it is read: numbers, rounded to channels. Its derived schema is `Color`'s.
+#[derive(Deserialize, JsonSchema)]
+#[schemars(rename = "Color")]
+/// An sRGB color; channels 0–255 (fractions are rounded).
+struct ColorChannels {
+    #[schemars(range(min = rules::CHANNEL.min, max = rules::CHANNEL.max))]
+    r: f64,
+    #[schemars(range(min = rules::CHANNEL.min, max = rules::CHANNEL.max))]
+    g: f64,
+    #[schemars(range(min = rules::CHANNEL.min, max = rules::CHANNEL.max))]
+    b: f64,
+    /// Extension: opacity, default 255.
+    #[serde(default = "opaque")]
+    #[schemars(range(min = rules::CHANNEL.min, max = rules::CHANNEL.max))]
+    a: f64,
+}
+
+fn opaque() -> f64 {
+    rules::CHANNEL.max
+}
+
+impl JsonSchema for Color {
+    fn schema_name() -> Cow<'static, str> {
+        ColorChannels::schema_name()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        ColorChannels::json_schema(generator)
+    }
+}
+
 impl<'de> Deserialize<'de> for Color {
     /// Channels are numbers; a fraction is rounded, anything outside 0–255 is refused.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        struct Raw {
-            r: f64,
-            g: f64,
-            b: f64,
-            #[serde(default = "opaque")]
-            a: f64,
-        }
-        fn opaque() -> f64 {
-            255.0
-        }
-        let raw = Raw::deserialize(deserializer)?;
+        let raw = ColorChannels::deserialize(deserializer)?;
         let channel = |name: &str, v: f64| {
-            crate::validate::channel_from_f64(v).ok_or_else(|| {
-                serde::de::Error::custom(format_args!("{name}: {}", crate::validate::RULE_CHANNEL))
-            })
+            channel_from_f64(v)
+                .ok_or_else(|| serde::de::Error::custom(format_args!("{name}: {RULE_CHANNEL}")))
         };
         Ok(Self {
             r: channel("r", raw.r)?,
@@ -73,8 +100,9 @@ impl<'de> Deserialize<'de> for Color {
 
 /// A list of colors for one role. Several colors cycle: the n-th use of the role in a video
 /// takes `colors[n mod len]`. An empty list means the role is unused.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ColorSet {
+    #[schemars(length(max = rules::MAX_COLORS_PER_SET))]
     pub colors: Vec<Color>,
 }
 
@@ -97,7 +125,7 @@ impl ColorSet {
 
 /// The six color roles (see DESIGN.md): text before, while and after it is spoken, outline,
 /// box, shadow.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub struct Colors {
     #[serde(rename = "defaultColor")]
     pub default_color: ColorSet,
@@ -136,6 +164,17 @@ macro_rules! wire_enum {
             /// Parses the exact wire spelling.
             pub fn from_wire(s: &str) -> Option<Self> {
                 match s { $($wire => Some(Self::$variant),)+ _ => None }
+            }
+        }
+
+        /// A string whose values are exactly [`Self::NAMES`], the list the validator checks.
+        impl JsonSchema for $name {
+            fn schema_name() -> Cow<'static, str> {
+                Cow::Borrowed(stringify!($name))
+            }
+
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                schemars::json_schema!({ "type": "string", "enum": Self::NAMES })
             }
         }
 
@@ -232,7 +271,7 @@ wire_enum!(
 );
 
 /// The six mode fields of a template.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub struct Modes {
     #[serde(rename = "displayMode")]
     pub display_mode: DisplayMode,
@@ -249,29 +288,39 @@ pub struct Modes {
 }
 
 /// Sizes in pixels of a frame whose shorter side is [`REFERENCE_SHORT_SIDE_PX`].
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Sizes {
     /// Em size of the text.
     #[serde(rename = "fontSize")]
+    #[schemars(range(min = rules::FONT_SIZE_PX.min, max = rules::FONT_SIZE_PX.max))]
     pub font_px: f32,
     /// Outline width.
     #[serde(rename = "strokeSize")]
+    #[schemars(range(min = rules::STROKE_SIZE_PX.min, max = rules::STROKE_SIZE_PX.max))]
     pub stroke_px: f32,
     /// Shadow blur radius.
     #[serde(rename = "blurSize")]
+    #[schemars(range(min = rules::BLUR_SIZE_PX.min, max = rules::BLUR_SIZE_PX.max))]
     pub blur_px: f32,
     /// Emoji height.
     #[serde(rename = "emojiSize")]
+    #[schemars(range(min = rules::EMOJI_SIZE_PX.min, max = rules::EMOJI_SIZE_PX.max))]
     pub emoji_px: f32,
     /// Corner radius of word and line boxes.
     #[serde(rename = "backgroundRadius")]
+    #[schemars(range(
+        min = rules::BACKGROUND_RADIUS_PX.min,
+        max = rules::BACKGROUND_RADIUS_PX.max
+    ))]
     pub background_radius_px: f32,
 }
 
 /// Centre of the caption block as fractions of the frame (0,0 top left; 1,1 bottom right).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Position {
+    #[schemars(range(min = rules::POSITION.min, max = rules::POSITION.max))]
     pub x: f32,
+    #[schemars(range(min = rules::POSITION.min, max = rules::POSITION.max))]
     pub y: f32,
 }
 
@@ -283,14 +332,21 @@ impl Default for Position {
 
 /// A complete style configuration: the template shape of the interface plus the extensions
 /// `font`, `fontWeight`, `position` and `maxWidth`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Its JSON Schema's `required` list is the template shape: the extensions have defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Config {
     pub colors: Colors,
     pub modes: Modes,
     pub sizes: Sizes,
     #[serde(rename = "linesCount")]
+    #[schemars(range(min = rules::LINES_COUNT.min, max = rules::LINES_COUNT.max))]
     pub lines_count: u32,
     #[serde(rename = "wordsPerLineCount")]
+    #[schemars(range(
+        min = rules::WORDS_PER_LINE_COUNT.min,
+        max = rules::WORDS_PER_LINE_COUNT.max
+    ))]
     pub words_per_line_count: u32,
     #[serde(rename = "wordHasBackground")]
     pub word_has_background: bool,
@@ -305,28 +361,30 @@ pub struct Config {
     #[serde(rename = "capitalizationType")]
     pub capitalization_type: CapitalizationType,
     /// Font family name, as listed by `/fonts`.
+    #[schemars(length(min = 1, max = rules::MAX_FONT_CHARS))]
     pub font: String,
     /// CSS-style weight, 100–900.
-    #[serde(rename = "fontWeight")]
+    #[serde(rename = "fontWeight", default = "default_font_weight")]
+    #[schemars(range(min = rules::FONT_WEIGHT.min, max = rules::FONT_WEIGHT.max))]
     pub font_weight: u16,
+    #[serde(default)]
     pub position: Position,
     /// Widest a line may be, as a fraction of the frame width.
-    #[serde(rename = "maxWidth")]
+    #[serde(rename = "maxWidth", default = "default_max_width")]
+    #[schemars(range(min = rules::MAX_WIDTH.min, max = rules::MAX_WIDTH.max))]
     pub max_width: f32,
 }
 
-impl Config {
-    /// Checks every range rule; reports every problem with its path under `config`.
-    pub fn validate(&self) -> Result<(), crate::ValidationErrors> {
-        let value = serde_json::to_value(self).map_err(|e| {
-            crate::ValidationErrors::one("config", format!("cannot be represented as JSON: {e}"))
-        })?;
-        crate::parse_config_patch(&value, "config").map(|_| ())
-    }
+fn default_font_weight() -> u16 {
+    DEFAULT_FONT_WEIGHT
+}
+
+fn default_max_width() -> f32 {
+    DEFAULT_MAX_WIDTH
 }
 
 /// `colors` of a partial config: each role optional.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ColorsPatch {
     #[serde(
         rename = "defaultColor",
@@ -367,7 +425,7 @@ pub struct ColorsPatch {
 }
 
 /// `modes` of a partial config.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ModesPatch {
     #[serde(
         rename = "displayMode",
@@ -408,31 +466,39 @@ pub struct ModesPatch {
 }
 
 /// `sizes` of a partial config.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct SizesPatch {
     #[serde(rename = "fontSize", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = rules::FONT_SIZE_PX.min, max = rules::FONT_SIZE_PX.max))]
     pub font_px: Option<f32>,
     #[serde(
         rename = "strokeSize",
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(range(min = rules::STROKE_SIZE_PX.min, max = rules::STROKE_SIZE_PX.max))]
     pub stroke_px: Option<f32>,
     #[serde(rename = "blurSize", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = rules::BLUR_SIZE_PX.min, max = rules::BLUR_SIZE_PX.max))]
     pub blur_px: Option<f32>,
     #[serde(rename = "emojiSize", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = rules::EMOJI_SIZE_PX.min, max = rules::EMOJI_SIZE_PX.max))]
     pub emoji_px: Option<f32>,
     #[serde(
         rename = "backgroundRadius",
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(range(
+        min = rules::BACKGROUND_RADIUS_PX.min,
+        max = rules::BACKGROUND_RADIUS_PX.max
+    ))]
     pub background_radius_px: Option<f32>,
 }
 
 /// A partial configuration, as a generate request carries it: every field optional. Fields that
 /// are present replace the base template's, field by field ([`ConfigPatch::apply`]).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ConfigPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub colors: Option<ColorsPatch>,
@@ -445,12 +511,17 @@ pub struct ConfigPatch {
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(range(min = rules::LINES_COUNT.min, max = rules::LINES_COUNT.max))]
     pub lines_count: Option<u32>,
     #[serde(
         rename = "wordsPerLineCount",
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(range(
+        min = rules::WORDS_PER_LINE_COUNT.min,
+        max = rules::WORDS_PER_LINE_COUNT.max
+    ))]
     pub words_per_line_count: Option<u32>,
     #[serde(
         rename = "wordHasBackground",
@@ -489,16 +560,19 @@ pub struct ConfigPatch {
     )]
     pub capitalization_type: Option<CapitalizationType>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = rules::MAX_FONT_CHARS))]
     pub font: Option<String>,
     #[serde(
         rename = "fontWeight",
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(range(min = rules::FONT_WEIGHT.min, max = rules::FONT_WEIGHT.max))]
     pub font_weight: Option<u16>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<Position>,
     #[serde(rename = "maxWidth", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = rules::MAX_WIDTH.min, max = rules::MAX_WIDTH.max))]
     pub max_width: Option<f32>,
 }
 
@@ -560,52 +634,18 @@ impl ConfigPatch {
 
     /// The complete config this patch describes, or a `… is required` error for every field of
     /// the template shape it lacks. Extensions take their defaults.
-    pub fn into_complete(self, path: &str) -> Result<Config, crate::ValidationErrors> {
-        let mut missing = crate::ValidationErrors::default();
-        let mut need = |present: bool, field: &str| {
-            if !present {
-                missing.push(format!("{path}.{field}"), "is required");
-            }
-        };
+    pub fn into_complete(self, path: &str) -> Result<Config, ValidationErrors> {
+        // The required fields are those of `Config`'s schema (the template shape); the
+        // extensions have defaults there and here.
+        let value = serde_json::to_value(&self)
+            .map_err(|e| ValidationErrors::one(path, format!("cannot be represented: {e}")))?;
+        let mut missing = ValidationErrors::default();
+        for field in missing_fields(config_schemas(), "Config", "ConfigPatch", &value) {
+            missing.push(format!("{path}.{field}"), "is required");
+        }
         let colors = self.colors.unwrap_or_default();
         let modes = self.modes.unwrap_or_default();
         let sizes = self.sizes.unwrap_or_default();
-        for (present, name) in [
-            (colors.default_color.is_some(), "colors.defaultColor"),
-            (colors.spoken_color.is_some(), "colors.spokenColor"),
-            (colors.hilight_color.is_some(), "colors.hilightColor"),
-            (colors.stroke_color.is_some(), "colors.strokeColor"),
-            (colors.background_color.is_some(), "colors.backgroundColor"),
-            (colors.shadow_color.is_some(), "colors.shadowColor"),
-            (modes.display_mode.is_some(), "modes.displayMode"),
-            (modes.display_words.is_some(), "modes.displayWords"),
-            (modes.spoken_mode.is_some(), "modes.spokenMode"),
-            (modes.effect_type.is_some(), "modes.effectType"),
-            (modes.effect_mode.is_some(), "modes.effectMode"),
-            (modes.display_emojis.is_some(), "modes.displayEmojis"),
-            (sizes.font_px.is_some(), "sizes.fontSize"),
-            (sizes.stroke_px.is_some(), "sizes.strokeSize"),
-            (sizes.blur_px.is_some(), "sizes.blurSize"),
-            (sizes.emoji_px.is_some(), "sizes.emojiSize"),
-            (
-                sizes.background_radius_px.is_some(),
-                "sizes.backgroundRadius",
-            ),
-            (self.lines_count.is_some(), "linesCount"),
-            (self.words_per_line_count.is_some(), "wordsPerLineCount"),
-            (self.word_has_background.is_some(), "wordHasBackground"),
-            (self.word_has_punctuation.is_some(), "wordHasPunctuation"),
-            (self.word_has_shadow.is_some(), "wordHasShadow"),
-            (
-                self.word_has_custom_shadow_color.is_some(),
-                "wordHasCustomShadowColor",
-            ),
-            (self.emoji_animated.is_some(), "emojiAnimated"),
-            (self.capitalization_type.is_some(), "capitalizationType"),
-            (self.font.is_some(), "font"),
-        ] {
-            need(present, name);
-        }
         if !missing.is_empty() {
             return Err(missing);
         }
@@ -655,6 +695,17 @@ pub(crate) const DEFAULT_FONT_WEIGHT: u16 = 700;
 /// Line width limit used when a config names no `maxWidth`.
 pub(crate) const DEFAULT_MAX_WIDTH: f32 = 0.9;
 
+/// The schemas of [`Config`] and [`ConfigPatch`] and what they refer to, derived once.
+fn config_schemas() -> &'static serde_json::Map<String, serde_json::Value> {
+    static SCHEMAS: OnceLock<serde_json::Map<String, serde_json::Value>> = OnceLock::new();
+    SCHEMAS.get_or_init(|| {
+        let mut generator = schema_generator();
+        generator.subschema_for::<Config>();
+        generator.subschema_for::<ConfigPatch>();
+        generator.take_definitions(true)
+    })
+}
+
 fn set<T>(dst: &mut T, src: Option<T>) {
     if let Some(v) = src {
         *dst = v;
@@ -662,7 +713,7 @@ fn set<T>(dst: &mut T, src: Option<T>) {
 }
 
 /// A caption style: an id, a display name and, in the single-template response, its config.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Template {
     pub id: String,
     pub name: String,
@@ -670,7 +721,7 @@ pub struct Template {
 }
 
 /// An entry of the template list: id and name only.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TemplateSummary {
     pub id: String,
     pub name: String,

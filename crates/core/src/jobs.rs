@@ -1,16 +1,21 @@
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{ConfigPatch, Word};
+use crate::config::ConfigPatch;
+use crate::rules;
+use crate::word::Word;
 
 /// Body of `POST /transcript`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TranscriptRequest {
     /// The `file` identifier returned by `/signedUrl` (the key of an uploaded object).
+    #[schemars(length(min = 1, max = rules::MAX_INPUT_CHARS))]
     pub input: String,
     /// ISO 639-1 code or `auto` (the default).
     #[serde(default = "default_lang")]
+    #[schemars(regex(pattern = rules::LANG_PATTERN))]
     pub lang: String,
 }
 
@@ -19,13 +24,13 @@ fn default_lang() -> String {
 }
 
 /// Response of `POST /transcript`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CreateJobResponse {
     pub job_id: String,
 }
 
 /// Status of a transcription job: `IN_QUEUE` → `IN_PROGRESS` → `COMPLETED` | `FAILED`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum JobStatus {
     InQueue,
@@ -53,7 +58,7 @@ impl JobStatus {
 
 /// Why a job failed: a stable snake_case `code` (`no_audio`, `unreadable_input`, ...) and a
 /// message for people.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct JobError {
     pub code: String,
     pub message: String,
@@ -63,21 +68,26 @@ pub struct JobError {
 ///
 /// `words` is `null` unless the status is `COMPLETED`. `progress` (0–100) and `error` are
 /// extensions; `error` appears only on `FAILED`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TranscriptResult {
     pub status: JobStatus,
     #[serde(default)]
     pub words: Option<Vec<Word>>,
+    /// Extension: percent done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 100))]
     pub progress: Option<u8>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<JobError>,
 }
 
 /// Body of `POST /generate`: the input file, the timed words and a (partial) style configuration.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GenerateRequest {
+    /// The `file` identifier returned by `/signedUrl` (the key of an uploaded object).
+    #[schemars(length(min = 1, max = rules::MAX_INPUT_CHARS))]
     pub input: String,
+    #[schemars(length(max = rules::MAX_WORDS))]
     pub words: Vec<Word>,
     #[serde(default)]
     pub config: ConfigPatch,
@@ -87,11 +97,12 @@ pub struct GenerateRequest {
         rename = "templateId",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(length(min = 1, max = rules::MAX_TEMPLATE_ID_CHARS))]
     pub template_id: Option<String>,
 }
 
 /// Response of `POST /generate`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct GenerateResponse {
     pub download_url: String,
 }
@@ -99,7 +110,7 @@ pub struct GenerateResponse {
 /// Response of `GET /signedUrl`: a unique file identifier, the URL to POST a multipart form to,
 /// and the form fields to send before the file (`key`, `bucket`, `Policy`, `X-Amz-Algorithm`,
 /// `X-Amz-Credential`, `X-Amz-Date`, `X-Amz-Signature`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct UploadDescriptor {
     pub file: String,
     pub url: String,

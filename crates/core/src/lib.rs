@@ -9,10 +9,14 @@
 //! loaded, so every crate can use the same styles without pulling in the heavy parts.
 
 mod catalog;
+mod components;
 mod config;
 mod error;
 mod jobs;
+mod problems;
 mod punctuation;
+pub mod rules;
+mod schema;
 mod script;
 mod subtitles;
 mod suggest;
@@ -20,6 +24,7 @@ mod validate;
 mod word;
 
 pub use catalog::{Catalog, CatalogError, parse_template};
+pub use components::{add_wire_schemas, wire_schemas};
 pub use config::{
     CapitalizationType, Color, ColorSet, Colors, ColorsPatch, Config, ConfigPatch, DisplayEmojis,
     DisplayMode, DisplayWords, EffectMode, EffectType, Modes, ModesPatch, Position,
@@ -30,7 +35,9 @@ pub use jobs::{
     CreateJobResponse, GenerateRequest, GenerateResponse, JobError, JobStatus, TranscriptRequest,
     TranscriptResult, UploadDescriptor,
 };
+pub use problems::{ValidationError, ValidationErrors};
 pub use punctuation::{bare_word, is_punctuation};
+pub use schema::{COMPONENTS_PATH, schema_generator};
 pub use script::{is_unspaced_char, joins_without_space, split_unspaced};
 pub use subtitles::{
     Cue, ExportOptions, SubtitleError, SubtitleErrorCode, SubtitleFormat, cues_to_words,
@@ -38,8 +45,8 @@ pub use subtitles::{
 };
 pub use suggest::{closest, nearest};
 pub use validate::{
-    Checked, FONT_WEIGHT_MAX, FONT_WEIGHT_MIN, UnknownFields, ValidationError, ValidationErrors,
-    parse_config_patch, parse_config_patch_with, parse_generate_request,
-    parse_generate_request_with, parse_transcript_request, parse_words,
+    Checked, FONT_WEIGHT_MAX, FONT_WEIGHT_MIN, UnknownFields, parse_config_patch,
+    parse_config_patch_with, parse_generate_request, parse_generate_request_with,
+    parse_transcript_request, parse_words,
 };
 pub use word::Word;

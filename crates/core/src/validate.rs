@@ -5,110 +5,20 @@
 //! is recorded with its path (`config.colors.hilightColor.colors[0].r`) and its rule, and the
 //! typed value is built only from the parts that passed.
 
-use std::fmt;
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
+use crate::components::wire_schemas;
 use crate::config::{
-    CapitalizationType, Color, ColorSet, ColorsPatch, ConfigPatch, DisplayEmojis, DisplayMode,
-    DisplayWords, EffectMode, EffectType, ModesPatch, Position, SizesPatch, SpokenMode,
+    CapitalizationType, Color, ColorSet, ColorsPatch, Config, ConfigPatch, DisplayEmojis,
+    DisplayMode, DisplayWords, EffectMode, EffectType, ModesPatch, Position, SizesPatch,
+    SpokenMode,
 };
-use crate::{GenerateRequest, TranscriptRequest, Word};
-
-pub(crate) const RULE_CHANNEL: &str = "must be an integer from 0 to 255";
-
-/// One problem: where (`config.sizes.fontSize`) and which rule it breaks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ValidationError {
-    pub path: String,
-    pub rule: String,
-}
-
-impl fmt::Display for ValidationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.rule)
-    }
-}
-
-/// Every problem found in one input, in document order.
-#[derive(Debug, Clone, PartialEq, Eq, Default, thiserror::Error)]
-pub struct ValidationErrors(pub Vec<ValidationError>);
-
-impl ValidationErrors {
-    pub fn one(path: impl Into<String>, rule: impl Into<String>) -> Self {
-        Self(vec![ValidationError {
-            path: path.into(),
-            rule: rule.into(),
-        }])
-    }
-
-    pub fn push(&mut self, path: impl Into<String>, rule: impl Into<String>) {
-        self.0.push(ValidationError {
-            path: path.into(),
-            rule: rule.into(),
-        });
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn iter(&self) -> std::slice::Iter<'_, ValidationError> {
-        self.0.iter()
-    }
-
-    /// Prefixes every path, e.g. with a file name.
-    pub fn within(mut self, prefix: &str) -> Self {
-        for e in &mut self.0 {
-            e.path = if e.path.is_empty() {
-                prefix.to_owned()
-            } else {
-                format!("{prefix}.{}", e.path)
-            };
-        }
-        self
-    }
-}
-
-impl fmt::Display for ValidationErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
-            }
-            write!(f, "{e}")?;
-        }
-        Ok(())
-    }
-}
-
-impl<'a> IntoIterator for &'a ValidationErrors {
-    type Item = &'a ValidationError;
-    type IntoIter = std::slice::Iter<'a, ValidationError>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
-    }
-}
-
-/// Rounds a channel value; `None` when it is not a finite number within 0–255.
-pub(crate) fn channel_from_f64(v: f64) -> Option<u8> {
-    let rounded = v.round();
-    if v.is_finite() && (0.0..=255.0).contains(&rounded) {
-        // In range and integral after rounding, so the cast is exact.
-        Some(rounded as u8)
-    } else {
-        None
-    }
-}
-
-/// Largest word list a request may carry (about ten hours of speech).
-const MAX_WORDS: usize = 200_000;
-/// Latest word time accepted, seconds (24 h).
-const MAX_TIME_S: f64 = 86_400.0;
+use crate::jobs::{GenerateRequest, TranscriptRequest};
+use crate::problems::ValidationErrors;
+use crate::rules::{self, IntegerRange, NumberRange, RULE_CHANNEL, channel_from_f64};
+use crate::word::Word;
 
 /// What to do with a field no rule knows (a typo such as `colours`, or a field of another
 /// product's format).
@@ -132,61 +42,26 @@ pub struct Checked<T> {
     pub warnings: ValidationErrors,
 }
 
-/// Field names of a config, and of its nested objects as paths from the config: the
-/// candidates of a "did you mean" for a misplaced field (`fontsize` → `sizes.fontSize`).
-const CONFIG_FIELDS: &[&str] = &[
-    "colors",
-    "modes",
-    "sizes",
-    "linesCount",
-    "wordsPerLineCount",
-    "wordHasBackground",
-    "wordHasPunctuation",
-    "wordHasShadow",
-    "wordHasCustomShadowColor",
-    "emojiAnimated",
-    "capitalizationType",
-    "font",
-    "fontWeight",
-    "position",
-    "maxWidth",
-];
-const COLOR_SLOTS: &[&str] = &[
-    "defaultColor",
-    "spokenColor",
-    "hilightColor",
-    "strokeColor",
-    "backgroundColor",
-    "shadowColor",
-];
-const MODE_FIELDS: &[&str] = &[
-    "displayMode",
-    "displayWords",
-    "spokenMode",
-    "effectType",
-    "effectMode",
-    "displayEmojis",
-];
-const SIZE_FIELDS: &[&str] = &[
-    "fontSize",
-    "strokeSize",
-    "blurSize",
-    "emojiSize",
-    "backgroundRadius",
-];
-/// Top-level fields of a generate request (`async` and `webhook_url` are read by the service).
-const REQUEST_FIELDS: &[&str] = &[
-    "input",
-    "words",
-    "config",
-    "templateId",
-    "async",
-    "webhook_url",
-];
+/// Top-level fields of a generate request that the service reads besides the interface's.
+const SERVICE_REQUEST_FIELDS: &[&str] = &["async", "webhook_url"];
 
-/// Lowest and highest `fontWeight` (CSS's named weights, Thin to Black).
-pub const FONT_WEIGHT_MIN: u64 = 100;
-pub const FONT_WEIGHT_MAX: u64 = 900;
+/// The field names of the wire schema's object `name` (`ConfigPatch`, `ColorsPatch`, ...): the
+/// fields the validator knows, the candidates of a "did you mean".
+fn known_fields(name: &str) -> Vec<&'static str> {
+    static SCHEMAS: OnceLock<Map<String, Value>> = OnceLock::new();
+    let schemas = SCHEMAS.get_or_init(wire_schemas);
+    schemas
+        .get(name)
+        .and_then(|schema| schema.get("properties"))
+        .and_then(Value::as_object)
+        .map(|properties| properties.keys().map(String::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// Lowest `fontWeight` (CSS's Thin).
+pub const FONT_WEIGHT_MIN: u64 = rules::FONT_WEIGHT.min;
+/// Highest `fontWeight` (CSS's Black).
+pub const FONT_WEIGHT_MAX: u64 = rules::FONT_WEIGHT.max;
 
 struct Walker {
     errors: ValidationErrors,
@@ -282,7 +157,8 @@ impl Walker {
         b
     }
 
-    fn number(&mut self, v: &Value, path: &str, min: f64, max: f64) -> Option<f64> {
+    fn number(&mut self, v: &Value, path: &str, range: NumberRange) -> Option<f64> {
+        let NumberRange { min, max } = range;
         match v.as_f64() {
             Some(n) if n.is_finite() && (min..=max).contains(&n) => Some(n),
             _ => {
@@ -292,7 +168,8 @@ impl Walker {
         }
     }
 
-    fn integer(&mut self, v: &Value, path: &str, min: u64, max: u64) -> Option<u64> {
+    fn integer(&mut self, v: &Value, path: &str, range: IntegerRange) -> Option<u64> {
+        let IntegerRange { min, max } = range;
         match v.as_u64() {
             Some(n) if (min..=max).contains(&n) => Some(n),
             _ => {
@@ -336,7 +213,7 @@ impl Walker {
 
     fn color(&mut self, v: &Value, path: &str) -> Option<Color> {
         let map = self.object(v, path)?;
-        self.unknown_fields(map, path, &["r", "g", "b", "a"], &[]);
+        self.unknown_fields(map, path, &known_fields("Color"), &[]);
         let mut channel = |name: &str, required: bool| -> Option<u8> {
             let p = join(path, name);
             match Self::field(map, name) {
@@ -370,7 +247,7 @@ impl Walker {
 
     fn color_set(&mut self, v: &Value, path: &str) -> Option<ColorSet> {
         let map = self.object(v, path)?;
-        self.unknown_fields(map, path, &["colors"], &[]);
+        self.unknown_fields(map, path, &known_fields("ColorSet"), &[]);
         let colors_path = join(path, "colors");
         let Some(list) = Self::field(map, "colors") else {
             self.fail(&colors_path, "is required (an array of colors)");
@@ -380,8 +257,11 @@ impl Walker {
             self.fail(&colors_path, "must be an array of colors");
             return None;
         };
-        if items.len() > 64 {
-            self.fail(&colors_path, "must hold at most 64 colors");
+        if items.len() > rules::MAX_COLORS_PER_SET {
+            self.fail(
+                &colors_path,
+                format!("must hold at most {} colors", rules::MAX_COLORS_PER_SET),
+            );
             return None;
         }
         let colors: Vec<Option<Color>> = items
@@ -397,7 +277,7 @@ impl Walker {
 
     fn colors(&mut self, v: &Value, path: &str) -> Option<ColorsPatch> {
         let map = self.object(v, path)?;
-        self.unknown_fields(map, path, COLOR_SLOTS, &[]);
+        self.unknown_fields(map, path, &known_fields("ColorsPatch"), &[]);
         let mut slot =
             |name: &str| Self::field(map, name).and_then(|v| self.color_set(v, &join(path, name)));
         Some(ColorsPatch {
@@ -412,7 +292,7 @@ impl Walker {
 
     fn modes(&mut self, v: &Value, path: &str) -> Option<ModesPatch> {
         let map = self.object(v, path)?;
-        self.unknown_fields(map, path, MODE_FIELDS, &[]);
+        self.unknown_fields(map, path, &known_fields("ModesPatch"), &[]);
         Some(ModesPatch {
             display_mode: self.wire_enum(
                 map,
@@ -461,24 +341,24 @@ impl Walker {
 
     fn sizes(&mut self, v: &Value, path: &str) -> Option<SizesPatch> {
         let map = self.object(v, path)?;
-        self.unknown_fields(map, path, SIZE_FIELDS, &[]);
-        let mut size = |name: &str, min: f64, max: f64| {
+        self.unknown_fields(map, path, &known_fields("SizesPatch"), &[]);
+        let mut size = |name: &str, range: NumberRange| {
             Self::field(map, name)
-                .and_then(|v| self.number(v, &join(path, name), min, max))
+                .and_then(|v| self.number(v, &join(path, name), range))
                 .map(|n| n as f32)
         };
         Some(SizesPatch {
-            font_px: size("fontSize", 1.0, 1000.0),
-            stroke_px: size("strokeSize", 0.0, 100.0),
-            blur_px: size("blurSize", 0.0, 100.0),
-            emoji_px: size("emojiSize", 0.0, 1000.0),
-            background_radius_px: size("backgroundRadius", 0.0, 500.0),
+            font_px: size("fontSize", rules::FONT_SIZE_PX),
+            stroke_px: size("strokeSize", rules::STROKE_SIZE_PX),
+            blur_px: size("blurSize", rules::BLUR_SIZE_PX),
+            emoji_px: size("emojiSize", rules::EMOJI_SIZE_PX),
+            background_radius_px: size("backgroundRadius", rules::BACKGROUND_RADIUS_PX),
         })
     }
 
     fn position(&mut self, v: &Value, path: &str) -> Option<Position> {
         let map = self.object(v, path)?;
-        self.unknown_fields(map, path, &["x", "y"], &[]);
+        self.unknown_fields(map, path, &known_fields("Position"), &[]);
         let mut coord = |name: &str| {
             let p = join(path, name);
             match Self::field(map, name) {
@@ -486,7 +366,7 @@ impl Walker {
                     self.fail(&p, "is required (a number from 0 to 1)");
                     None
                 }
-                Some(v) => self.number(v, &p, 0.0, 1.0).map(|n| n as f32),
+                Some(v) => self.number(v, &p, rules::POSITION).map(|n| n as f32),
             }
         };
         let (x, y) = (coord("x"), coord("y"));
@@ -497,23 +377,30 @@ impl Walker {
         let Some(map) = self.object(v, path) else {
             return ConfigPatch::default();
         };
-        let nested: Vec<String> = COLOR_SLOTS
-            .iter()
-            .map(|f| format!("colors.{f}"))
-            .chain(MODE_FIELDS.iter().map(|f| format!("modes.{f}")))
-            .chain(SIZE_FIELDS.iter().map(|f| format!("sizes.{f}")))
-            .collect();
+        let nested: Vec<String> = [
+            ("colors", "ColorsPatch"),
+            ("modes", "ModesPatch"),
+            ("sizes", "SizesPatch"),
+        ]
+        .into_iter()
+        .flat_map(|(group, schema)| {
+            known_fields(schema)
+                .into_iter()
+                .map(move |f| format!("{group}.{f}"))
+        })
+        .collect();
         let nested: Vec<&str> = nested.iter().map(String::as_str).collect();
-        self.unknown_fields(map, path, CONFIG_FIELDS, &nested);
-        let int = |w: &mut Self, name: &str, min: u64, max: u64| {
-            Self::field(map, name).and_then(|v| w.integer(v, &join(path, name), min, max))
+        self.unknown_fields(map, path, &known_fields("ConfigPatch"), &nested);
+        let int = |w: &mut Self, name: &str, range: IntegerRange| {
+            Self::field(map, name).and_then(|v| w.integer(v, &join(path, name), range))
         };
         ConfigPatch {
             colors: Self::field(map, "colors").and_then(|v| self.colors(v, &join(path, "colors"))),
             modes: Self::field(map, "modes").and_then(|v| self.modes(v, &join(path, "modes"))),
             sizes: Self::field(map, "sizes").and_then(|v| self.sizes(v, &join(path, "sizes"))),
-            lines_count: int(self, "linesCount", 1, 10).map(|n| n as u32),
-            words_per_line_count: int(self, "wordsPerLineCount", 1, 50).map(|n| n as u32),
+            lines_count: int(self, "linesCount", rules::LINES_COUNT).map(|n| n as u32),
+            words_per_line_count: int(self, "wordsPerLineCount", rules::WORDS_PER_LINE_COUNT)
+                .map(|n| n as u32),
             word_has_background: self.bool(map, path, "wordHasBackground"),
             word_has_punctuation: self.bool(map, path, "wordHasPunctuation"),
             word_has_shadow: self.bool(map, path, "wordHasShadow"),
@@ -527,14 +414,13 @@ impl Walker {
                 CapitalizationType::from_wire,
             ),
             font: Self::field(map, "font")
-                .and_then(|v| self.string(v, &join(path, "font"), 200))
+                .and_then(|v| self.string(v, &join(path, "font"), rules::MAX_FONT_CHARS))
                 .map(str::to_owned),
-            font_weight: int(self, "fontWeight", FONT_WEIGHT_MIN, FONT_WEIGHT_MAX)
-                .map(|n| n as u16),
+            font_weight: int(self, "fontWeight", rules::FONT_WEIGHT).map(|n| n as u16),
             position: Self::field(map, "position")
                 .and_then(|v| self.position(v, &join(path, "position"))),
             max_width: Self::field(map, "maxWidth")
-                .and_then(|v| self.number(v, &join(path, "maxWidth"), 0.1, 1.0))
+                .and_then(|v| self.number(v, &join(path, "maxWidth"), rules::MAX_WIDTH))
                 .map(|n| n as f32),
         }
     }
@@ -548,7 +434,7 @@ impl Walker {
                     self.fail(&p, "is required (seconds, a number from 0)");
                     None
                 }
-                Some(v) => self.number(v, &p, 0.0, MAX_TIME_S),
+                Some(v) => self.number(v, &p, rules::WORD_TIME_S),
             }
         };
         let (start, end) = (time("start"), time("end"));
@@ -564,9 +450,15 @@ impl Walker {
                     self.fail(&p, "is required (a string)");
                     None
                 }
-                Some(Value::String(s)) if s.len() <= 1000 => Some(s.clone()),
+                Some(Value::String(s)) if s.len() <= rules::MAX_WORD_BYTES => Some(s.clone()),
                 Some(_) => {
-                    self.fail(&p, "must be a string of at most 1000 bytes");
+                    self.fail(
+                        &p,
+                        format!(
+                            "must be a string of at most {} bytes",
+                            rules::MAX_WORD_BYTES
+                        ),
+                    );
                     None
                 }
             }
@@ -574,11 +466,18 @@ impl Walker {
         let (word, punctuated) = (text("word"), text("punctuated_word"));
         let emoji = match Self::field(map, "emoji") {
             None => None,
-            Some(Value::String(s)) if !s.is_empty() && s.chars().count() <= 16 => Some(s.clone()),
+            Some(Value::String(s))
+                if !s.is_empty() && s.chars().count() <= rules::MAX_EMOJI_CHARS =>
+            {
+                Some(s.clone())
+            }
             Some(_) => {
                 self.fail(
                     &join(path, "emoji"),
-                    "must be a non-empty string of at most 16 characters",
+                    format!(
+                        "must be a non-empty string of at most {} characters",
+                        rules::MAX_EMOJI_CHARS
+                    ),
                 );
                 None
             }
@@ -597,8 +496,11 @@ impl Walker {
             self.fail(path, "must be an array of words");
             return Vec::new();
         };
-        if items.len() > MAX_WORDS {
-            self.fail(path, format!("must hold at most {MAX_WORDS} words"));
+        if items.len() > rules::MAX_WORDS {
+            self.fail(
+                path,
+                format!("must hold at most {} words", rules::MAX_WORDS),
+            );
             return Vec::new();
         }
         let mut words: Vec<Word> = items
@@ -625,6 +527,16 @@ impl Walker {
             }
             Some(v) => self.string(v, name, max_chars).map(str::to_owned),
         }
+    }
+}
+
+impl Config {
+    /// Checks every range rule; reports every problem with its path under `config`.
+    pub fn validate(&self) -> Result<(), ValidationErrors> {
+        let value = serde_json::to_value(self).map_err(|e| {
+            ValidationErrors::one("config", format!("cannot be represented as JSON: {e}"))
+        })?;
+        parse_config_patch(&value, "config").map(|_| ())
     }
 }
 
@@ -670,8 +582,10 @@ pub fn parse_generate_request_with(
     let Some(map) = w.object(value, "body") else {
         return Err(w.errors);
     };
-    w.unknown_fields(map, "", REQUEST_FIELDS, &[]);
-    let input = w.required_string(map, "input", 1024);
+    let mut known = known_fields("GenerateRequest");
+    known.extend_from_slice(SERVICE_REQUEST_FIELDS);
+    w.unknown_fields(map, "", &known, &[]);
+    let input = w.required_string(map, "input", rules::MAX_INPUT_CHARS);
     let words = match Walker::field(map, "words") {
         None => {
             w.fail("words", "is required (an array of words; may be empty)");
@@ -683,7 +597,7 @@ pub fn parse_generate_request_with(
         .map(|v| w.config(v, "config"))
         .unwrap_or_default();
     let template_id = Walker::field(map, "templateId")
-        .and_then(|v| w.string(v, "templateId", 100))
+        .and_then(|v| w.string(v, "templateId", rules::MAX_TEMPLATE_ID_CHARS))
         .map(str::to_owned);
     let request = input.map(|input| GenerateRequest {
         input,
@@ -707,7 +621,7 @@ pub fn parse_transcript_request(value: &Value) -> Result<TranscriptRequest, Vali
     let Some(map) = w.object(value, "body") else {
         return Err(w.errors);
     };
-    let input = w.required_string(map, "input", 1024);
+    let input = w.required_string(map, "input", rules::MAX_INPUT_CHARS);
     let lang = match Walker::field(map, "lang") {
         None => Some("auto".to_owned()),
         Some(Value::String(s)) if s == "auto" || is_iso639_1_shape(s) => Some(s.clone()),

@@ -1,20 +1,30 @@
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use crate::rules;
 
 /// One transcribed word with its timing.
 ///
 /// `start` and `end` are seconds from the beginning of the media (the interface's names, so they
 /// carry no unit suffix). `word` is the bare word, `punctuated_word` the same word with the
 /// punctuation that surrounds it in the transcript.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Word {
     /// Start time, seconds.
+    #[schemars(range(min = rules::WORD_TIME_S.min, max = rules::WORD_TIME_S.max))]
     pub start: f64,
     /// End time, seconds; `start <= end`.
+    #[schemars(range(min = rules::WORD_TIME_S.min, max = rules::WORD_TIME_S.max))]
     pub end: f64,
+    /// The word as transcribed (at most 1000 bytes).
+    #[schemars(length(max = rules::MAX_WORD_BYTES))]
     pub word: String,
+    /// The word with its punctuation (at most 1000 bytes).
+    #[schemars(length(max = rules::MAX_WORD_BYTES))]
     pub punctuated_word: String,
     /// Extension: an explicit emoji shown with this word (overrides the keyword lexicon).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = rules::MAX_EMOJI_CHARS))]
     pub emoji: Option<String>,
 }
 
