@@ -7,12 +7,12 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use caption_core::{Config, Word};
-use caption_engine::{BurnOptions, Engine};
+use caption_engine::{BurnOptions, Captioner, Task};
 use indicatif::ProgressBar;
 use sha2::{Digest as _, Sha256};
 
 use crate::formats::{self, read_words};
-use crate::media_cmds::{local_engine, runtime, style};
+use crate::media_cmds::{captioner, limit_threads, style};
 use crate::{interrupt, paths};
 
 const VIDEO_EXTENSIONS: &[&str] = &[
@@ -80,6 +80,8 @@ pub struct BatchArgs<'a> {
     pub templates_dir: Option<&'a Path>,
     /// Transcribe and burn every video again, whatever was done before.
     pub force: bool,
+    /// Cores in all; 0: every core.
+    pub threads: usize,
 }
 
 enum Outcome {
@@ -109,10 +111,15 @@ pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
     std::fs::create_dir_all(args.out_dir)
         .with_context(|| format!("creating {}", args.out_dir.display()))?;
     let jobs = args.jobs.max(1);
-    let cores = std::thread::available_parallelism().map_or(2, usize::from);
-    // Files run side by side share the cores between their transcriptions.
-    let local = local_engine(args.model, args.templates_dir, (cores / jobs).max(1))?;
-    let config = style(&local.engine, args.template, args.config)?;
+    limit_threads(args.threads);
+    let cores = match args.threads {
+        0 => std::thread::available_parallelism().map_or(2, usize::from),
+        n => n,
+    };
+    // Files run side by side share the cores between their transcriptions and encodes.
+    let each = (cores / jobs).max(1);
+    let captioner = captioner(args.model, args.templates_dir, each, each)?;
+    let config = style(&captioner, args.template, args.config)?;
     let overall = if std::io::stderr().is_terminal() {
         ProgressBar::new(inputs.len() as u64)
     } else {
@@ -121,7 +128,6 @@ pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
     let queue = std::sync::Mutex::new(inputs.iter().enumerate());
     let results: std::sync::Mutex<Vec<Option<Outcome>>> =
         std::sync::Mutex::new((0..inputs.len()).map(|_| None).collect());
-    let rt = runtime()?;
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(inputs.len()) {
             scope.spawn(|| {
@@ -134,7 +140,7 @@ pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
                     let outcome = if interrupt::interrupted() {
                         Outcome::Interrupted
                     } else {
-                        batch_one(&local.engine, &rt, input, args, &config)
+                        batch_one(&captioner, input, args, &config)
                     };
                     let line = match &outcome {
                         Outcome::Done => format!("done     {}", input.display()),
@@ -188,8 +194,7 @@ pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
 }
 
 fn batch_one(
-    engine: &Engine,
-    rt: &tokio::runtime::Runtime,
+    captioner: &Captioner,
     input: &Path,
     args: &BatchArgs<'_>,
     config: &Config,
@@ -221,7 +226,7 @@ fn batch_one(
     }
     let words = match kept_words {
         Some(words) => words,
-        None => match rt.block_on(engine.transcribe_file(input, args.lang, |_| {})) {
+        None => match captioner.transcribe(input, &Task::default().language(args.lang)) {
             Ok(words) => {
                 // Kept so a re-run after a failed burn need not transcribe again.
                 let _ = std::fs::write(&words_file, formats::json(&words));
@@ -233,7 +238,7 @@ fn batch_one(
     };
     let (_running, cancel) = interrupt::BurnGuard::start();
     let options = BurnOptions::default().with_cancel(cancel);
-    match engine.burn_file(input, &output, &words, config, &options) {
+    match captioner.burn_with(input, &output, &words, config, &options, &Task::default()) {
         Ok(_) => {}
         Err(_) if interrupt::interrupted() => return Outcome::Interrupted,
         Err(e) => return Outcome::Failed(format!("burn: {e}")),

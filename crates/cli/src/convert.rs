@@ -7,7 +7,7 @@ use anyhow::{Context as _, Result, bail};
 use caption_core::ExportOptions;
 
 use crate::formats::{self, EXTENSIONS, Format};
-use crate::media_cmds::{Style, local_engine, style};
+use crate::media_cmds::{Style, captioner, style};
 use crate::paths;
 
 pub struct ConvertArgs<'a> {
@@ -52,12 +52,8 @@ pub fn convert(args: &ConvertArgs<'_>) -> Result<ExitCode> {
     let words = formats::read_words(args.input)?;
     let mut options = ExportOptions::default();
     if to == Format::Ass {
-        let local = local_engine("base", args.style.templates_dir, 0)?;
-        options = options.with_config(style(
-            &local.engine,
-            args.style.template,
-            args.style.config,
-        )?);
+        let captioner = captioner("base", args.style.templates_dir, 0, 0)?;
+        options = options.with_config(style(&captioner, args.style.template, args.style.config)?);
     }
     if let Some((width_px, height_px)) = args.size {
         options = options.with_frame_size(width_px, height_px);

@@ -74,6 +74,10 @@ enum Command {
         /// Write here instead of standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Cores to use for transcribing, drawing and encoding; 0 (the default) uses them all,
+        /// shared with other transcriptions running on this machine.
+        #[arg(long, env = "CAPTIONS_THREADS", default_value_t = 0)]
+        threads: usize,
         #[command(flatten)]
         style: StyleArgs,
     },
@@ -95,6 +99,10 @@ enum Command {
         /// Write here instead of standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Cores to use for transcribing, drawing and encoding; 0 (the default) uses them all,
+        /// shared with other transcriptions running on this machine.
+        #[arg(long, env = "CAPTIONS_THREADS", default_value_t = 0)]
+        threads: usize,
         #[command(flatten)]
         style: StyleArgs,
     },
@@ -140,6 +148,10 @@ enum Command {
         /// libx264 constant rate factor (lower is better and larger).
         #[arg(long, default_value_t = 20.0)]
         crf: f32,
+        /// Cores to use for transcribing, drawing and encoding; 0 (the default) uses them all,
+        /// shared with other transcriptions running on this machine.
+        #[arg(long, env = "CAPTIONS_THREADS", default_value_t = 0)]
+        threads: usize,
         #[arg(long, env = "CAPTIONS_TEMPLATES")]
         templates_dir: Option<PathBuf>,
     },
@@ -166,6 +178,10 @@ enum Command {
         /// style and these words.
         #[arg(long)]
         force: bool,
+        /// Cores to use in all, shared among the `--jobs` videos processed at once; 0 (the
+        /// default) uses them all, shared with other transcriptions running on this machine.
+        #[arg(long, env = "CAPTIONS_THREADS", default_value_t = 0)]
+        threads: usize,
     },
     /// Render one caption frame (or a contact sheet of one frame per word) as a PNG.
     Preview {
@@ -284,12 +300,14 @@ fn main() -> ExitCode {
             model,
             format,
             output,
+            threads,
             style,
         } => media_cmds::transcribe(
             &media_cmds::Input {
                 file: &file,
                 lang: &lang,
                 model: &model,
+                threads,
             },
             format,
             output.as_deref(),
@@ -302,12 +320,14 @@ fn main() -> ExitCode {
             model,
             format,
             output,
+            threads,
             style,
         } => media_cmds::align(
             &media_cmds::Input {
                 file: &file,
                 lang: &lang,
                 model: &model,
+                threads,
             },
             &text,
             format,
@@ -336,6 +356,7 @@ fn main() -> ExitCode {
             output,
             preset,
             crf,
+            threads,
             templates_dir,
         } => media_cmds::burn(&media_cmds::BurnArgs {
             video: &video,
@@ -348,6 +369,7 @@ fn main() -> ExitCode {
             output: &output,
             preset: &preset,
             crf,
+            threads,
             templates_dir: templates_dir.as_deref(),
         }),
         Command::Batch {
@@ -360,6 +382,7 @@ fn main() -> ExitCode {
             model,
             templates_dir,
             force,
+            threads,
         } => batch::batch(&batch::BatchArgs {
             inputs: &inputs,
             template: template.as_deref(),
@@ -370,6 +393,7 @@ fn main() -> ExitCode {
             model: &model,
             templates_dir: templates_dir.as_deref(),
             force,
+            threads,
         }),
         Command::Preview {
             template,

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use caption_core::{Config, ConfigPatch, ExportOptions, GenerateRequest, Word, parse_config_patch};
-use caption_engine::{BurnOptions, Engine, EngineOptions};
+use caption_core::{Config, ConfigPatch, ExportOptions, Word, parse_config_patch};
+use caption_engine::{BurnOptions, Captioner, Task};
 use caption_render::{CaptionRenderer, FontSource, FrameSize, SheetOptions, SystemFonts};
 use caption_transcribe::GivenText;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -17,35 +17,42 @@ use serde_json::Value;
 use crate::formats::{self, Format, read_words};
 use crate::{interrupt, paths};
 
-/// An engine for one command-line run: scratch storage and job store in a temporary folder.
-pub struct LocalEngine {
-    pub engine: Engine,
-    _scratch: tempfile::TempDir,
-}
-
-pub fn local_engine(
+/// The front door for one command-line run: `threads` for each transcription (0: every core,
+/// shared with other transcriptions on the machine), `encoder_threads` for x264 (0: x264
+/// chooses).
+pub fn captioner(
     model: &str,
     templates_dir: Option<&Path>,
-    threads_per_job: usize,
-) -> Result<LocalEngine> {
-    let scratch = tempfile::tempdir().context("creating a scratch folder")?;
-    let options = EngineOptions::default()
-        .data_dir(scratch.path().to_owned())
-        .model(model.to_owned())
-        .templates_dir(templates_dir.map(Path::to_owned))
-        .threads_per_job(threads_per_job);
-    let engine = Engine::open_local(options, "http://127.0.0.1")?;
-    Ok(LocalEngine {
-        engine,
-        _scratch: scratch,
-    })
+    threads: usize,
+    encoder_threads: usize,
+) -> Result<Captioner> {
+    let mut builder = Captioner::builder()
+        .model(model)
+        .threads(threads)
+        .encoder_threads(encoder_threads);
+    if let Some(dir) = templates_dir {
+        builder = builder.templates_dir(dir);
+    }
+    Ok(builder.build()?)
 }
 
-pub fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")
+/// Caps the drawing threads at `threads` (0: no cap) for the whole run. Set once, before any
+/// frame is drawn.
+pub fn limit_threads(threads: usize) {
+    if threads > 0 {
+        // Fails only when the pool already exists, and then it keeps its size.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global();
+    }
+}
+
+/// A task reporting its percent to `progress`, hearing `lang`.
+fn task(lang: &str, progress: &ProgressBar) -> Task {
+    let report = progress.clone();
+    Task::default()
+        .language(lang)
+        .on_progress(move |p| report.set_position(u64::from(p.percent)))
 }
 
 /// A percent bar on a terminal, nothing otherwise.
@@ -68,6 +75,8 @@ pub struct Input<'a> {
     pub file: &'a Path,
     pub lang: &'a str,
     pub model: &'a str,
+    /// Cores; 0: every core.
+    pub threads: usize,
 }
 
 /// Where an ASS export takes its style from.
@@ -87,7 +96,7 @@ struct Destination<'a> {
 /// Checks the input and the output, and resolves the ASS style (the template, the config, the
 /// video's size) before any long work.
 fn destination<'a>(
-    engine: &Engine,
+    captioner: &Captioner,
     input: &Input<'_>,
     format: Option<Format>,
     output: Option<&'a Path>,
@@ -97,7 +106,7 @@ fn destination<'a>(
     if let Some(output) = output {
         paths::output_folder(output)?;
     }
-    let config = style(engine, style_args.template, style_args.config)?;
+    let config = style(captioner, style_args.template, style_args.config)?;
     // The picture's size when the input has one; a portrait frame otherwise.
     let (width_px, height_px) = match caption_media::probe(input.file)?.video {
         Some(v) if !v.is_still_image => (v.display_width, v.display_height),
@@ -119,18 +128,12 @@ pub fn transcribe(
     style_args: &Style<'_>,
 ) -> Result<ExitCode> {
     paths::existing_file(input.file)?;
-    let local = local_engine(input.model, style_args.templates_dir, 0)?;
-    let to = destination(&local.engine, input, format, output, style_args)?;
+    limit_threads(input.threads);
+    let captioner = captioner(input.model, style_args.templates_dir, input.threads, 0)?;
+    let to = destination(&captioner, input, format, output, style_args)?;
     let progress = bar("transcribing");
-    let report = progress.clone();
-    let words = runtime()?
-        .block_on(
-            local
-                .engine
-                .transcribe_file(input.file, input.lang, move |p| {
-                    report.set_position(u64::from(p));
-                }),
-        )
+    let words = captioner
+        .transcribe(input.file, &task(input.lang, &progress))
         .with_context(|| format!("transcribing {}", input.file.display()))?;
     progress.finish_and_clear();
     write_words(&words, &to)
@@ -153,19 +156,13 @@ pub fn align(
 ) -> Result<ExitCode> {
     paths::existing_file(input.file)?;
     paths::existing_file(text)?;
-    let local = local_engine(input.model, style_args.templates_dir, 0)?;
-    let to = destination(&local.engine, input, format, output, style_args)?;
+    limit_threads(input.threads);
+    let captioner = captioner(input.model, style_args.templates_dir, input.threads, 0)?;
+    let to = destination(&captioner, input, format, output, style_args)?;
     let given = given_text(text)?;
     let progress = bar("aligning");
-    let report = progress.clone();
-    let words = runtime()?
-        .block_on(
-            local
-                .engine
-                .align_file(input.file, given, input.lang, move |p| {
-                    report.set_position(u64::from(p));
-                }),
-        )
+    let words = captioner
+        .align(input.file, &given, &task(input.lang, &progress))
         .with_context(|| format!("aligning {} on {}", text.display(), input.file.display()))?;
     progress.finish_and_clear();
     write_words(&words, &to)
@@ -187,7 +184,11 @@ fn write_words(words: &[Word], to: &Destination<'_>) -> Result<ExitCode> {
 }
 
 /// The config a burn or preview uses: `--config` over `--template` (or the default template).
-pub fn style(engine: &Engine, template: Option<&str>, config: Option<&Path>) -> Result<Config> {
+pub fn style(
+    captioner: &Captioner,
+    template: Option<&str>,
+    config: Option<&Path>,
+) -> Result<Config> {
     let patch = match config {
         None => ConfigPatch::default(),
         Some(path) => {
@@ -202,13 +203,7 @@ pub fn style(engine: &Engine, template: Option<&str>, config: Option<&Path>) -> 
                 .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
         }
     };
-    let request = GenerateRequest {
-        input: String::new(),
-        words: vec![],
-        config: patch,
-        template_id: template.map(str::to_owned),
-    };
-    Ok(engine.resolve_config(&request)?)
+    Ok(captioner.style(template, &patch)?)
 }
 
 pub struct BurnArgs<'a> {
@@ -222,6 +217,8 @@ pub struct BurnArgs<'a> {
     pub output: &'a Path,
     pub preset: &'a str,
     pub crf: f32,
+    /// Cores; 0: every core.
+    pub threads: usize,
     pub templates_dir: Option<&'a Path>,
 }
 
@@ -249,18 +246,15 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
             "give the words with --words FILE (.json, .srt, .vtt or .ass), or --transcribe to make them"
         ),
     };
-    let local = local_engine(args.model, args.templates_dir, 0)?;
-    let engine = &local.engine;
-    let config = style(engine, args.template, args.config)?;
+    limit_threads(args.threads);
+    let captioner = captioner(args.model, args.templates_dir, args.threads, args.threads)?;
+    let config = style(&captioner, args.template, args.config)?;
     let words = match given_words {
         Some(words) => words,
         None => {
             let progress = bar("transcribing");
-            let report = progress.clone();
-            let words = runtime()?
-                .block_on(engine.transcribe_file(args.video, args.lang, move |p| {
-                    report.set_position(u64::from(p));
-                }))
+            let words = captioner
+                .transcribe(args.video, &task(args.lang, &progress))
                 .with_context(|| format!("transcribing {}", args.video.display()))?;
             progress.finish_and_clear();
             words
@@ -275,7 +269,14 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
         .with_cancel(cancel)
         .with_progress(move |f| report.set_position((f * 100.0).round() as u64));
     let started = Instant::now();
-    let result = engine.burn_file(args.video, args.output, &words, &config, &options);
+    let result = captioner.burn_with(
+        args.video,
+        args.output,
+        &words,
+        &config,
+        &options,
+        &Task::default(),
+    );
     progress.finish_and_clear();
     let result = match result {
         Err(_) if interrupt::interrupted() => {
@@ -314,8 +315,8 @@ pub fn preview(args: &PreviewArgs<'_>) -> Result<ExitCode> {
         );
     }
     paths::output_folder(args.output)?;
-    let local = local_engine("base", args.templates_dir, 0)?;
-    let config = style(&local.engine, args.template, args.config)?;
+    let captioner = captioner("base", args.templates_dir, 0, 0)?;
+    let config = style(&captioner, args.template, args.config)?;
     let words = read_words(args.words)?;
     let fonts: Arc<dyn FontSource> = Arc::new(SystemFonts::new()?);
     let renderer = CaptionRenderer::new(

@@ -77,7 +77,15 @@ fn words_of(json: &[u8]) -> String {
 
 #[test]
 fn transcribe_jfk_word_exact_in_every_format() {
-    let out = captions(&["transcribe", jfk().to_str().unwrap(), "--lang", "en"]);
+    // On one core, as on a shared machine.
+    let out = captions(&[
+        "transcribe",
+        jfk().to_str().unwrap(),
+        "--lang",
+        "en",
+        "--threads",
+        "1",
+    ]);
     assert!(
         out.status.success(),
         "{}",
@@ -274,7 +282,7 @@ fn batch_skips_done_work_and_reports_the_bad_file() {
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
         (output.status.code(), stderr)
     };
-    let (code, stderr) = batch(&videos, "one-word", &["--jobs", "2"]);
+    let (code, stderr) = batch(&videos, "one-word", &["--jobs", "2", "--threads", "2"]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.contains("5 videos: 4 captioned, 0 skipped (already done), 1 failed"),
