@@ -84,7 +84,12 @@ pub struct Aligner {
 }
 
 impl Aligner {
-    /// Loads the models; fails if a file is missing or unreadable.
+    /// Loads the models (a fraction of a second).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ModelMissing`] when a file is not there, [`Error::Io`] when it cannot be read,
+    /// [`Error::Model`] or [`Error::Decoder`] when it is not a model the aligner understands.
     pub fn open(models: &AlignerModels) -> Result<Self> {
         let decoder = Decoder::open(&models.acoustic_model, &models.dictionary)?;
         let g2p = models.g2p.as_deref().map(G2p::open).transpose()?;
@@ -95,7 +100,11 @@ impl Aligner {
         })
     }
 
-    /// Loads the models `make setup` installs.
+    /// Loads the models `make setup` installs, from [`AlignerModels::installed`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Aligner::open`], and [`Error::NoModelsDir`] when there is no models folder.
     pub fn open_installed() -> Result<Self> {
         Self::open(&AlignerModels::installed()?)
     }

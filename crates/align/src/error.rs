@@ -4,25 +4,46 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// A model file could not be read.
     #[error("{action} {path}: {source}")]
     Io {
+        /// What was being done, such as "reading".
         action: &'static str,
+        /// The file.
         path: PathBuf,
+        /// The system's error.
         source: std::io::Error,
     },
 
+    /// A model file was read but is not a model the aligner understands.
     #[error("model file {path}: {detail}")]
-    Model { path: PathBuf, detail: String },
+    Model {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        detail: String,
+    },
 
+    /// Neither `$CAPTIONS_MODELS` nor `$HOME` is set, so there is no models folder.
     #[error("cannot determine the models folder: set CAPTIONS_MODELS or HOME")]
     NoModelsDir,
 
+    /// PocketSphinx refused the models or the audio.
     #[error("PocketSphinx: {detail}")]
-    Decoder { detail: String },
+    Decoder {
+        /// PocketSphinx's complaint.
+        detail: String,
+    },
 
+    /// A word is in neither the dictionary nor within reach of the grapheme-to-phoneme
+    /// network (or that network is not installed).
     #[error("no pronunciation for {word:?}: not in the dictionary, and the g2p network gave none")]
-    Unpronounceable { word: String },
+    Unpronounceable {
+        /// The word as given.
+        word: String,
+    },
 
+    /// Every word given is punctuation or a symbol with no spoken form.
     #[error("none of the words is spoken (only symbols or punctuation)")]
     NothingToAlign,
 }

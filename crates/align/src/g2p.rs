@@ -172,6 +172,16 @@ impl G2p {
     /// The ARPAbet phones of `word` without stress digits (`"nvidia"` → `V AH N D IY AH`, as
     /// `g2p_en` has it). Letters are lowercased and common Latin accents dropped (`é` → `e`);
     /// anything else that is not `a`–`z` is skipped. A word without letters gives no phones.
+    ///
+    /// ```
+    /// use caption_align::G2p;
+    ///
+    /// let path = G2p::default_path().expect("HOME or CAPTIONS_MODELS is set");
+    /// let g2p = G2p::open(&path)?; // installed by `make setup`
+    /// assert_eq!(g2p.phones("nvidia").join(" "), "V AH N D IY AH");
+    /// assert!(g2p.phones("123").is_empty());
+    /// # Ok::<(), caption_align::Error>(())
+    /// ```
     pub fn phones(&self, word: &str) -> Vec<String> {
         let letters: Vec<usize> = word
             .chars()

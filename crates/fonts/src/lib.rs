@@ -6,6 +6,19 @@
 //!   of the closest upright face of exactly that family.
 //! - [`FontLibrary::fallbacks_for`] and [`FontLibrary::emoji`]: faces to try for a character the
 //!   chosen font lacks, and the color emoji face.
+//!
+//! ```
+//! use caption_fonts::FontLibrary;
+//!
+//! let fonts = FontLibrary::new()?;
+//! assert!(fonts.families(Some("ja"))?.iter().any(|family| family.contains("CJK")));
+//! let bold = fonts.resolve("Noto Sans CJK JP", 700)?;
+//! assert!(bold.path.is_file());
+//! assert_eq!(bold.weight, 700);
+//! # Ok::<(), caption_fonts::Error>(())
+//! ```
+
+#![warn(missing_docs)]
 
 mod library;
 mod weight;
@@ -17,16 +30,30 @@ pub use weight::{css_from_fontconfig_weight, fontconfig_from_css_weight};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// fontconfig did not start (its configuration could not be loaded).
     #[error("fontconfig could not be initialised")]
     Init,
+    /// fontconfig has no orthography for this language code or tag.
     #[error(
         "unknown language code {code:?}: use an ISO 639-1 code such as \"en\" or \"ja\", or a tag such as \"zh-cn\""
     )]
-    UnknownLanguage { code: String },
+    UnknownLanguage {
+        /// The code as given.
+        code: String,
+    },
+    /// No installed face has this family name.
     #[error("font family {family:?} is not installed")]
-    FamilyNotFound { family: String },
+    FamilyNotFound {
+        /// The family as given.
+        family: String,
+    },
+    /// A fontconfig call failed.
     #[error("fontconfig query failed: {context}")]
-    Query { context: String },
+    Query {
+        /// Which query, and fontconfig's error.
+        context: String,
+    },
 }
 
+/// Result of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -10,6 +10,7 @@ use crate::{Error, Result, css_from_fontconfig_weight};
 /// One face of one font file: what a rasterizer needs to open it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FontFace {
+    /// The font file (`.ttf`, `.otf` or `.ttc`).
     pub path: PathBuf,
     /// Face index inside a collection (`.ttc`); 0 for single-face files.
     pub index: u32,
@@ -65,6 +66,11 @@ fn face_of(pattern: &Pattern<'_>) -> Option<FontFace> {
 }
 
 impl FontLibrary {
+    /// Opens fontconfig and reads the languages it knows (a few milliseconds).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Init`] when fontconfig cannot load its configuration.
     pub fn new() -> Result<Self> {
         let fc = Fontconfig::new().ok_or(Error::Init)?;
         let known_langs = fontconfig_langs();
@@ -73,6 +79,17 @@ impl FontLibrary {
 
     /// Normalises a language code (`zh_CN` → `zh-cn`) and checks that fontconfig knows it,
     /// either exactly or as the prefix of its tags (`zh` covers `zh-cn`, `zh-tw`, ...).
+    ///
+    /// ```
+    /// let fonts = caption_fonts::FontLibrary::new()?;
+    /// assert_eq!(fonts.language("zh_CN")?, "zh-cn");
+    /// assert!(fonts.language("klingon").is_err());
+    /// # Ok::<(), caption_fonts::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnknownLanguage`] for a code fontconfig does not know.
     pub fn language(&self, code: &str) -> Result<String> {
         let norm = code.trim().to_ascii_lowercase().replace('_', "-");
         let known = !norm.is_empty()
@@ -158,7 +175,12 @@ impl FontLibrary {
     }
 
     /// The upright face of `family` whose weight is closest to `css_weight` (ties go to the
-    /// heavier face, as captions favour bold). The family must be installed under that name.
+    /// heavier face, as captions favour bold). The family must be installed under that name
+    /// (letter case aside).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::FamilyNotFound`] when no face has that family name.
     pub fn resolve(&self, family: &str, css_weight: u16) -> Result<FontFace> {
         let mut pattern = Pattern::new(&self.fc).map_err(query("pattern"))?;
         pattern
@@ -193,6 +215,13 @@ impl FontLibrary {
 
     /// Faces that cover `ch`, best first, as fontconfig ranks them for a sans-serif text of
     /// weight `css_weight`. Callers still check the glyph: fontconfig ranks, it does not filter.
+    ///
+    /// ```
+    /// let fonts = caption_fonts::FontLibrary::new()?;
+    /// let faces = fonts.fallbacks_for('字', 400)?;
+    /// assert!(faces.iter().take(3).any(|face| face.family.contains("CJK")), "{faces:?}");
+    /// # Ok::<(), caption_fonts::Error>(())
+    /// ```
     pub fn fallbacks_for(&self, ch: char, css_weight: u16) -> Result<Vec<FontFace>> {
         let mut pattern = Pattern::new(&self.fc).map_err(query("pattern"))?;
         pattern

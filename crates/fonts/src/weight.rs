@@ -32,12 +32,25 @@ fn interpolate(x: f32, from: impl Fn(&(f32, f32)) -> f32, to: impl Fn(&(f32, f32
     to(&last)
 }
 
-/// The CSS weight of a fontconfig weight.
+/// The CSS weight (100–950) of a fontconfig weight (0–215); weights between fontconfig's named
+/// ones are interpolated.
+///
+/// ```
+/// use caption_fonts::css_from_fontconfig_weight;
+///
+/// assert_eq!(css_from_fontconfig_weight(80), 400); // FC_WEIGHT_REGULAR
+/// assert_eq!(css_from_fontconfig_weight(200), 700); // FC_WEIGHT_BOLD
+/// ```
 pub fn css_from_fontconfig_weight(fc: i32) -> u16 {
     interpolate(fc as f32, |p| p.0, |p| p.1).round() as u16
 }
 
-/// The fontconfig weight of a CSS weight.
+/// The fontconfig weight (0–215) of a CSS weight (100–950): what a fontconfig pattern asks
+/// for.
+///
+/// ```
+/// assert_eq!(caption_fonts::fontconfig_from_css_weight(700), 200); // FC_WEIGHT_BOLD
+/// ```
 pub fn fontconfig_from_css_weight(css: u16) -> i32 {
     interpolate(f32::from(css), |p| p.1, |p| p.0).round() as i32
 }
