@@ -8,6 +8,27 @@
 //! overlays are cached: an unchanged frame costs a hash lookup, and a new one blurs only the
 //! shadows of what moved. [`CaptionRenderer::render_many`] renders frames in parallel with rayon
 //! and gives the same bytes as a serial render.
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use caption_core::{Catalog, Word};
+//! use caption_render::{CaptionRenderer, FrameSize, SystemFonts};
+//!
+//! let words = [Word::new(0.0, 0.4, "Hello"), Word::new(0.4, 0.9, "world")];
+//! let style = Catalog::builtin()?.default_config().clone();
+//! let renderer =
+//!     CaptionRenderer::new(&words, &style, FrameSize::new(1280, 720), Arc::new(SystemFonts::new()?))?;
+//!
+//! let overlay = renderer.render_at(0.2).expect("a caption shows at 0.2 s");
+//! assert!(overlay.x >= 0 && overlay.x as u32 + overlay.width <= 1280);
+//! assert_eq!(overlay.rgba.len(), (overlay.width * overlay.height * 4) as usize);
+//! assert!(overlay.rgba.chunks(4).any(|px| px[3] == 255), "some pixels are opaque");
+//! assert!(renderer.render_at(5.0).is_none(), "nothing after the last word");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![warn(missing_docs)]
 
 mod cache;
 mod emoji;

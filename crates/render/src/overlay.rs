@@ -3,10 +3,15 @@
 /// leaves the frame.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Overlay {
+    /// Left edge on the frame, pixels from the left.
     pub x: i32,
+    /// Top edge on the frame, pixels from the top.
     pub y: i32,
+    /// Width of the box, pixels.
     pub width: u32,
+    /// Height of the box, pixels.
     pub height: u32,
+    /// `width * height * 4` bytes: premultiplied RGBA8, rows top to bottom.
     pub rgba: Vec<u8>,
 }
 

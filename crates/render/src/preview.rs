@@ -34,7 +34,28 @@ fn frame_pixmap(renderer: &CaptionRenderer, t_s: f64, background: Color) -> Resu
     Ok(pixmap)
 }
 
-/// The frame at `t_s`: the caption over a plain `background`, as PNG bytes.
+/// The frame at `t_s` (seconds): the caption over a plain `background`, as PNG bytes of the
+/// renderer's frame size.
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use caption_core::{Catalog, Color, Word};
+/// use caption_render::{CaptionRenderer, FrameSize, SystemFonts, frame_png};
+///
+/// let style = Catalog::builtin()?.default_config().clone();
+/// let fonts = Arc::new(SystemFonts::new()?);
+/// let renderer =
+///     CaptionRenderer::new(&[Word::new(0.0, 1.0, "Hi")], &style, FrameSize::new(640, 360), fonts)?;
+/// let png = frame_png(&renderer, 0.5, Color::rgb(0, 0, 0))?;
+/// assert_eq!(&png[1..4], b"PNG");
+/// assert_eq!(&png[16..24], &[0, 0, 2, 128, 0, 0, 1, 104], "640 x 360");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::FrameSize`] and [`Error::Png`] (neither happens for a renderer that was built).
 pub fn frame_png(renderer: &CaptionRenderer, t_s: f64, background: Color) -> Result<Vec<u8>> {
     frame_pixmap(renderer, t_s, background)?
         .encode_png()
@@ -47,7 +68,9 @@ const LABEL_PX: u32 = 30;
 /// How a contact sheet is laid out.
 #[derive(Debug, Clone, Copy)]
 pub struct SheetOptions {
+    /// Tiles per row (4 by default).
     pub columns: u32,
+    /// Width of one tile, pixels (270 by default); its height follows the video's aspect.
     pub tile_width_px: u32,
     /// The most tiles one sheet holds; more words make more sheets.
     pub tiles_per_sheet: usize,

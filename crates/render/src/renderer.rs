@@ -26,8 +26,11 @@ const SHADOW_OFFSET_EM: f32 = 0.05;
 /// Cache counters, for benches and logs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RenderStats {
+    /// Frames whose overlay came from the cache.
     pub overlay_hits: u64,
+    /// Frames that were drawn.
     pub overlay_misses: u64,
+    /// Rasterized glyphs held.
     pub glyphs_cached: usize,
 }
 
@@ -103,6 +106,11 @@ fn rounded_rect(r: &RectPx, radius: f32) -> Option<tiny_skia::Path> {
 impl CaptionRenderer {
     /// Lays out `words` in `config` for a `frame`-sized video with fonts from `fonts`. An invalid
     /// config is refused with every problem and its field path.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidConfig`] for a style that breaks a rule, [`Error::FrameSize`] for a
+    /// side of 0 or over 16,384 pixels, [`Error::Fonts`] when the style's font cannot be found.
     pub fn new(
         words: &[Word],
         config: &Config,
@@ -167,10 +175,12 @@ impl CaptionRenderer {
         })
     }
 
+    /// The layout: pages, lines and word boxes, and what shows at any time.
     pub fn timeline(&self) -> &Timeline {
         &self.timeline
     }
 
+    /// The video frame size the captions are laid out for.
     pub fn frame(&self) -> FrameSize {
         self.timeline.frame
     }
@@ -183,6 +193,7 @@ impl CaptionRenderer {
         self.box_masks.clear();
     }
 
+    /// Cache counters since the renderer was made.
     pub fn stats(&self) -> RenderStats {
         RenderStats {
             overlay_hits: self.hits.load(Ordering::Relaxed),
@@ -204,6 +215,8 @@ impl CaptionRenderer {
         times_s.par_iter().map(|&t| self.render_at(t)).collect()
     }
 
+    /// [`Self::render_state`] through the overlay cache: a state seen before costs a hash
+    /// lookup. `None` for an empty state.
     pub fn render_state_cached(&self, state: &FrameState) -> Option<Arc<Overlay>> {
         if state.is_empty() {
             return None;

@@ -8,6 +8,11 @@ pub struct SystemFonts {
 }
 
 impl SystemFonts {
+    /// Opens fontconfig.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::SystemFonts`](crate::Error::SystemFonts) when fontconfig cannot start.
     pub fn new() -> crate::Result<Self> {
         Ok(Self {
             library: FontLibrary::new()?,
