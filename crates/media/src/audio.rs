@@ -287,6 +287,26 @@ impl Iterator for AudioReader {
 /// # Errors
 /// As [`AudioReader::open`] and [`AudioReader::next_chunk`]: [`Error::NotFound`] for a missing
 /// file, [`Error::Unreadable`] for corrupt or truncated ones, [`Error::NoAudio`] when there is no audio stream.
+///
+/// ```
+/// use std::process::Command;
+///
+/// // One second of a 440 Hz tone at 44.1 kHz stereo, made by the ffmpeg command line.
+/// let dir = tempfile::tempdir()?;
+/// let wav = dir.path().join("tone.wav");
+/// let made = Command::new("ffmpeg")
+///     .args(["-loglevel", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=1"])
+///     .args(["-ar", "44100", "-ac", "2"])
+///     .arg(&wav)
+///     .status()?;
+/// assert!(made.success());
+///
+/// let samples = caption_media::decode_audio_16k_mono(&wav)?;
+/// assert!((samples.len() as i64 - 16_000).abs() < 100, "{}", samples.len());
+/// assert!(samples.iter().all(|s| s.abs() <= 1.0));
+/// assert!(samples.iter().any(|s| s.abs() > 0.05), "the tone is there");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn decode_audio_16k_mono(path: impl AsRef<Path>) -> Result<Vec<f32>> {
     let mut reader = AudioReader::open(path)?;
     let expected = (reader.duration_s() * f64::from(AUDIO_SAMPLE_RATE_HZ)) as usize;

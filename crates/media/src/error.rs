@@ -6,47 +6,87 @@ use std::path::PathBuf;
 pub enum Error {
     /// There is no file at this path.
     #[error("{path}: file not found")]
-    NotFound { path: PathBuf },
+    NotFound {
+        /// The path given.
+        path: PathBuf,
+    },
     /// The file cannot be opened, is not a media file FFmpeg knows, or is damaged (truncated,
     /// corrupt) so that it cannot be read.
     #[error("{path}: unreadable media: {reason}")]
-    Unreadable { path: PathBuf, reason: String },
+    Unreadable {
+        /// The input.
+        path: PathBuf,
+        /// FFmpeg's complaint.
+        reason: String,
+    },
     /// The file is readable media but has no audio stream.
     #[error("{path}: has no audio stream")]
-    NoAudio { path: PathBuf },
+    NoAudio {
+        /// The input.
+        path: PathBuf,
+    },
     /// The file is readable media but has no video stream (an audio-only file).
     #[error("{path}: has no video stream")]
-    NoVideo { path: PathBuf },
+    NoVideo {
+        /// The input.
+        path: PathBuf,
+    },
     /// The file is a still image (or an audio file's cover art), not a video.
     #[error("{path}: is a still image, not a video")]
-    StillImage { path: PathBuf },
+    StillImage {
+        /// The input.
+        path: PathBuf,
+    },
     /// A stream could be opened but its decoder failed.
     #[error("{path}: cannot decode the {stream} stream: {reason}")]
     Decode {
+        /// The input.
         path: PathBuf,
+        /// Which stream: `audio` or `video`.
         stream: &'static str,
+        /// FFmpeg's complaint.
         reason: String,
     },
     /// Encoding or writing the output failed.
     #[error("{path}: cannot encode the output: {reason}")]
-    Encode { path: PathBuf, reason: String },
+    Encode {
+        /// The output.
+        path: PathBuf,
+        /// FFmpeg's complaint.
+        reason: String,
+    },
     /// The output path names a container that cannot hold the output (for example `.webm` for
     /// H.264), or no container is known for its extension.
     #[error("{path}: unsupported output: {reason}")]
-    UnsupportedOutput { path: PathBuf, reason: String },
+    UnsupportedOutput {
+        /// The output path given.
+        path: PathBuf,
+        /// Why no container fits.
+        reason: String,
+    },
     /// An overlay handed in by the overlay source is malformed.
     #[error("invalid overlay at {t_s:.3} s: {reason}")]
-    InvalidOverlay { t_s: f64, reason: String },
+    InvalidOverlay {
+        /// The frame's presentation time, seconds (NaN when no frame was concerned).
+        t_s: f64,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A file-system operation on the output failed.
     #[error("{path}: {source}")]
     Io {
+        /// The output (or its temporary file).
         path: PathBuf,
+        /// The system's error.
         #[source]
         source: std::io::Error,
     },
     /// The caller's cancellation flag was raised; the partial output was removed.
     #[error("{path}: cancelled")]
-    Cancelled { path: PathBuf },
+    Cancelled {
+        /// The output that was not written.
+        path: PathBuf,
+    },
 }
 
 /// The result type of this crate.

@@ -31,6 +31,15 @@ impl Overlay {
     ///
     /// # Errors
     /// [`Error::InvalidOverlay`] when the buffer length does not match the size.
+    ///
+    /// ```
+    /// use caption_media::Overlay;
+    ///
+    /// let red = Overlay::new(4, 2, 2, 1, vec![255, 0, 0, 255, 128, 0, 0, 128])?;
+    /// assert_eq!((red.x(), red.y(), red.width(), red.height()), (4, 2, 2, 1));
+    /// assert!(Overlay::new(0, 0, 2, 2, vec![0; 4]).is_err(), "2x2 needs 16 bytes");
+    /// # Ok::<(), caption_media::Error>(())
+    /// ```
     pub fn new(x: i32, y: i32, width: u32, height: u32, rgba: Vec<u8>) -> Result<Self> {
         let expected = width as usize * height as usize * 4;
         if rgba.len() != expected {
@@ -63,18 +72,22 @@ impl Overlay {
         }
     }
 
+    /// Left edge in the frame's display coordinates, pixels (may be negative).
     pub fn x(&self) -> i32 {
         self.x
     }
 
+    /// Top edge in the frame's display coordinates, pixels (may be negative).
     pub fn y(&self) -> i32 {
         self.y
     }
 
+    /// Width of the box, pixels.
     pub fn width(&self) -> u32 {
         self.width
     }
 
+    /// Height of the box, pixels.
     pub fn height(&self) -> u32 {
         self.height
     }
@@ -155,6 +168,8 @@ impl Overlay {
 /// - Return `None` when nothing is to be drawn. Returning the same `Arc` for consecutive
 ///   frames whose picture did not change lets the pipeline reuse its converted copy.
 pub trait OverlaySource: Send + Sync {
+    /// The picture for the frame shown at `t_s` seconds, of display size `frame_w` x
+    /// `frame_h` pixels, or `None` to leave the frame as it is.
     fn overlay_at(&self, t_s: f64, frame_w: u32, frame_h: u32) -> Option<Arc<Overlay>>;
 }
 

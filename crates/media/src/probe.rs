@@ -47,12 +47,14 @@ pub struct MediaInfo {
 pub struct VideoInfo {
     /// FFmpeg's codec name, for example `h264`, `vp9`.
     pub codec: String,
-    /// Coded picture size, as the decoder outputs it.
+    /// Coded picture width, pixels, as the decoder outputs it.
     pub width: u32,
+    /// Coded picture height, pixels.
     pub height: u32,
     /// Size as a player shows it after applying the rotation (width and height swapped for a
     /// quarter turn). Sample aspect ratio is not applied: see `sample_aspect_ratio`.
     pub display_width: u32,
+    /// Height as a player shows it after rotation, pixels.
     pub display_height: u32,
     /// Clockwise rotation a player applies, from the display matrix: 0, 90, 180 or 270.
     pub rotation_cw_deg: u32,
@@ -74,7 +76,9 @@ pub struct VideoInfo {
 pub struct AudioInfo {
     /// FFmpeg's codec name, for example `aac`, `opus`.
     pub codec: String,
+    /// Samples a second per channel.
     pub sample_rate_hz: u32,
+    /// Channel count (1 mono, 2 stereo, ...).
     pub channels: u16,
 }
 

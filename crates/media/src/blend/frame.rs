@@ -13,9 +13,12 @@ pub enum PlaneLayout {
     Yuv444p,
     /// Luma plane plus one interleaved U/V plane, chroma halved both ways (`nv12`).
     Nv12,
-    /// 10-bit little-endian samples in 16-bit words, otherwise as the 8-bit layouts.
+    /// 10-bit little-endian samples in 16-bit words, otherwise as [`Self::Yuv420p`]
+    /// (`yuv420p10le`).
     Yuv420p10,
+    /// 10-bit as [`Self::Yuv420p10`], chroma halved horizontally (`yuv422p10le`).
     Yuv422p10,
+    /// 10-bit as [`Self::Yuv420p10`], full-size chroma (`yuv444p10le`).
     Yuv444p10,
 }
 
@@ -41,8 +44,11 @@ impl PlaneLayout {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum YuvMatrix {
+    /// ITU-R BT.601: standard definition video.
     Bt601,
+    /// ITU-R BT.709: HD video.
     Bt709,
+    /// ITU-R BT.2020 (non-constant luminance): UHD and HDR video.
     Bt2020,
 }
 
@@ -68,6 +74,7 @@ impl YuvMatrix {
 /// How a frame's YUV values relate to RGB.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Colorimetry {
+    /// The luma coefficients.
     pub matrix: YuvMatrix,
     /// Full range (0-255, "JPEG") instead of limited range (16-235 luma, 16-240 chroma).
     pub full_range: bool,
@@ -80,9 +87,14 @@ pub struct Colorimetry {
 /// (an empty slice).
 #[derive(Debug)]
 pub struct FrameMut<'a> {
+    /// How the planes are arranged.
     pub layout: PlaneLayout,
+    /// Width of the luma plane, pixels.
     pub width: u32,
+    /// Height of the luma plane, pixels.
     pub height: u32,
+    /// The planes: Y, U, V (or Y, UV for NV12).
     pub planes: [&'a mut [u8]; 3],
+    /// Bytes from one row of each plane to the next (at least its row's width in bytes).
     pub strides: [usize; 3],
 }

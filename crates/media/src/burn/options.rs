@@ -47,21 +47,25 @@ impl std::fmt::Debug for BurnOptions {
 }
 
 impl BurnOptions {
+    /// Sets the libx264 preset (`ultrafast` .. `placebo`).
     pub fn with_preset(mut self, preset: impl Into<String>) -> Self {
         self.x264_preset = preset.into();
         self
     }
 
+    /// Sets the libx264 constant rate factor (0–51; lower is better and larger).
     pub fn with_crf(mut self, crf: f32) -> Self {
         self.crf = crf;
         self
     }
 
+    /// Calls `progress` with the fraction done, 0 to 1, from the burn's thread.
     pub fn with_progress(mut self, progress: impl Fn(f64) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(progress));
         self
     }
 
+    /// Stops the burn soon after `cancel` is raised.
     pub fn with_cancel(mut self, cancel: Arc<AtomicBool>) -> Self {
         self.cancel = Some(cancel);
         self
@@ -75,9 +79,15 @@ pub enum AudioOutcome {
     /// The input has no audio stream.
     None,
     /// The audio stream was copied packet for packet.
-    Copied { codec: String },
+    Copied {
+        /// FFmpeg's codec name, for example `aac`.
+        codec: String,
+    },
     /// The output container cannot hold the input's audio codec, so it was re-encoded to AAC.
-    Reencoded { from_codec: String },
+    Reencoded {
+        /// FFmpeg's name of the input's codec.
+        from_codec: String,
+    },
 }
 
 /// What [`burn`](fn@crate::burn) did.
@@ -92,9 +102,12 @@ pub struct BurnReport {
     pub video_end_s: f64,
     /// Display size (after rotation), as handed to the overlay source.
     pub display_width: u32,
+    /// Display height (after rotation), pixels.
     pub display_height: u32,
     /// Pixel format the video was blended and encoded in.
     pub pixel_format: String,
+    /// Whether the audio was copied, re-encoded or absent.
     pub audio: AudioOutcome,
+    /// Wall-clock time the burn took, seconds.
     pub elapsed_s: f64,
 }
