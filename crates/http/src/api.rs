@@ -2,190 +2,23 @@
 //! lives in the engine and in `caption-core`'s validators.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
-use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
-use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Request, State};
-use axum::http::{StatusCode, header};
-use axum::routing::{get, post};
-use axum::{Json, Router, middleware};
-use bytes::Bytes;
+use axum::Json;
+use axum::extract::State;
 use caption_core::{
-    Checked, CreateJobResponse, GenerateRequest, GenerateResponse, JobError, JobStatus, Template,
-    TemplateSummary, TranscriptResult, UnknownFields, UploadDescriptor, ValidationErrors,
-    parse_generate_request_with, parse_transcript_request,
+    Checked, CreateJobResponse, GenerateRequest, GenerateResponse, Template, TemplateSummary,
+    UnknownFields, UploadDescriptor, ValidationErrors, parse_generate_request_with,
+    parse_transcript_request,
 };
-use caption_engine::{Engine, GenerateStatus, TranscriptionStatus};
-use caption_store::LocalAuthority;
-use serde::Serialize;
+use caption_engine::Engine;
 use serde_json::Value;
 
-use crate::auth::{ApiKeys, require_api_key};
-use crate::storage_routes::{StorageRoutes, storage_router};
-use crate::{ApiError, FieldProblem, openapi, preview, studio};
+use crate::state::{AppState, JsonBody, PathParam, QueryParams};
+use crate::wire::{self, GenerateAnswer, GenerateJobView, TranscriptView};
+use crate::{ApiError, FieldProblem};
 
 /// Longest file name `/signedUrl` takes (the key keeps at most 100 characters of it).
 const MAX_FILE_NAME_CHARS: usize = 1024;
-
-/// What the routes share: the engine, the accepted keys and the limits.
-#[derive(Debug, Clone)]
-pub struct AppState {
-    engine: Engine,
-    keys: ApiKeys,
-    local: Option<LocalAuthority>,
-    max_body_bytes: usize,
-    sync_generate_limit: Duration,
-}
-
-impl AppState {
-    /// Routes over `engine`, open to holders of `keys`; JSON bodies up to 64 MiB.
-    pub fn new(engine: Engine, keys: ApiKeys) -> Self {
-        Self {
-            engine,
-            keys,
-            local: None,
-            max_body_bytes: 64 * 1024 * 1024,
-            sync_generate_limit: Duration::from_secs(50),
-        }
-    }
-
-    /// A synchronous generate running longer than this still completes, but is logged as one
-    /// that should have been `"async": true`. Default 50 s.
-    pub fn with_sync_generate_limit(mut self, limit: Duration) -> Self {
-        self.sync_generate_limit = limit;
-        self
-    }
-
-    /// Also serves local storage's upload and download routes, signed by `authority`
-    /// (needed when the engine's storage is local; S3 serves its own).
-    pub fn with_local_storage(mut self, authority: LocalAuthority) -> Self {
-        self.local = Some(authority);
-        self
-    }
-
-    /// Largest JSON request body; larger ones get 413.
-    pub fn with_max_body_bytes(mut self, max_body_bytes: usize) -> Self {
-        self.max_body_bytes = max_body_bytes;
-        self
-    }
-
-    pub fn engine(&self) -> &Engine {
-        &self.engine
-    }
-}
-
-/// The whole service: the seven endpoints under `/v1` (x-api-key) with `/v1/preview`,
-/// `/v1/openapi.json`, `/healthz`, the studio page at `/` and, for local storage, the signed
-/// upload and download routes. Every error, unknown paths included, is a JSON body.
-pub fn router(state: AppState) -> Router {
-    let api = Router::new()
-        .route("/v1/transcript", post(create_transcript))
-        .route(
-            "/v1/transcript/{jobId}",
-            get(get_transcript).delete(cancel_transcript),
-        )
-        .route("/v1/generate", post(generate))
-        .route(
-            "/v1/generate/{jobId}",
-            get(get_generate).delete(cancel_generate),
-        )
-        .route("/v1/templates", get(list_templates))
-        .route("/v1/templates/{templateId}", get(get_template))
-        .route("/v1/signedUrl", get(signed_url))
-        .route("/v1/fonts", get(list_fonts))
-        .route("/v1/preview", post(preview::preview))
-        .route_layer(middleware::from_fn_with_state(
-            state.keys.clone(),
-            require_api_key,
-        ))
-        .layer(DefaultBodyLimit::max(state.max_body_bytes))
-        .with_state(state.clone());
-    // Serialised once: the document never changes while the process runs.
-    let document = Bytes::from(openapi().to_pretty_json().unwrap_or_default());
-    let mut app = Router::new()
-        .route(
-            "/v1/openapi.json",
-            get(move || async move {
-                (
-                    [(header::CONTENT_TYPE, "application/json")],
-                    document.clone(),
-                )
-            }),
-        )
-        .route("/healthz", get(healthz))
-        .merge(studio::studio_router())
-        .merge(api);
-    if let Some(authority) = state.local {
-        app = app.merge(storage_router(StorageRoutes {
-            storage: state.engine.storage().clone(),
-            authority,
-        }));
-    }
-    app.fallback(|| async { ApiError::not_found_route() })
-        .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
-}
-
-async fn healthz() -> Json<Value> {
-    Json(serde_json::json!({ "status": "ok" }))
-}
-
-/// A JSON body as a loose value, for the validators to walk; 400 when it does not parse,
-/// 413 when it is over the limit.
-pub(crate) struct JsonBody(pub(crate) Value);
-
-impl FromRequest<AppState> for JsonBody {
-    type Rejection = ApiError;
-
-    async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
-        let bytes =
-            Bytes::from_request(request, state)
-                .await
-                .map_err(|rejection: BytesRejection| {
-                    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                        ApiError::too_large(state.max_body_bytes)
-                    } else {
-                        ApiError::new(
-                            StatusCode::BAD_REQUEST,
-                            "bad_request",
-                            "the request body could not be read",
-                        )
-                    }
-                })?;
-        serde_json::from_slice(&bytes)
-            .map(JsonBody)
-            .map_err(ApiError::malformed_json)
-    }
-}
-
-/// A path parameter; a malformed one (bad percent-encoding) is a JSON 400.
-#[derive(FromRequestParts)]
-#[from_request(via(axum::extract::Path), rejection(ApiError))]
-pub(crate) struct PathParam<T>(T);
-
-impl From<PathRejection> for ApiError {
-    fn from(rejection: PathRejection) -> Self {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "bad_request",
-            rejection.body_text(),
-        )
-    }
-}
-
-/// Query parameters; a malformed query string is a JSON 400.
-#[derive(FromRequestParts)]
-#[from_request(via(axum::extract::Query), rejection(ApiError))]
-pub(crate) struct QueryParams<T>(T);
-
-impl From<QueryRejection> for ApiError {
-    fn from(rejection: QueryRejection) -> Self {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "bad_request",
-            rejection.body_text(),
-        )
-    }
-}
 
 /// The first of `names` present in the query, empty values counting as absent.
 fn first_param<'q>(query: &'q HashMap<String, String>, names: &[&str]) -> Option<&'q str> {
@@ -199,15 +32,15 @@ fn first_param<'q>(query: &'q HashMap<String, String>, names: &[&str]) -> Option
 #[utoipa::path(
     post, path = "/v1/transcript", tag = "captions",
     summary = "Queue the transcription of an uploaded file",
-    request_body = openapi::TranscriptRequestSchema,
+    request_body = wire::TranscriptBodyRef,
     responses(
-        (status = 200, description = "The job was queued", body = openapi::CreateJobResponseSchema),
-        (status = 400, description = "Malformed JSON", body = openapi::ErrorBodySchema),
-        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
-        (status = 404, description = "No uploaded file with that identifier", body = openapi::ErrorBodySchema),
-        (status = 413, description = "Body too large", body = openapi::ErrorBodySchema),
-        (status = 422, description = "A field breaks a rule", body = openapi::ErrorBodySchema),
-        (status = 503, description = "Storage unavailable", body = openapi::ErrorBodySchema),
+        (status = 200, description = "The job was queued", body = wire::CreateJobResponseRef),
+        (status = 400, description = "Malformed JSON", body = wire::ErrorBodyRef),
+        (status = 401, description = "Missing or wrong x-api-key", body = wire::ErrorBodyRef),
+        (status = 404, description = "No uploaded file with that identifier", body = wire::ErrorBodyRef),
+        (status = 413, description = "Body too large", body = wire::ErrorBodyRef),
+        (status = 422, description = "A field breaks a rule", body = wire::ErrorBodyRef),
+        (status = 503, description = "Storage unavailable", body = wire::ErrorBodyRef),
     ),
     security(("api_key" = []))
 )]
@@ -297,33 +130,15 @@ fn generate_body(
     }
 }
 
-/// A transcription job on the wire: the interface's fields plus `duration_s`.
-#[derive(Serialize)]
-pub(crate) struct TranscriptView {
-    #[serde(flatten)]
-    result: TranscriptResult,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    duration_s: Option<f64>,
-}
-
-impl From<TranscriptionStatus> for TranscriptView {
-    fn from(status: TranscriptionStatus) -> Self {
-        Self {
-            result: status.result,
-            duration_s: status.duration_s,
-        }
-    }
-}
-
 #[utoipa::path(
     get, path = "/v1/transcript/{jobId}", tag = "captions",
     summary = "A transcription job's status, and its words once COMPLETED",
     params(("jobId" = String, Path, description = "The job_id from POST /transcript")),
     responses(
-        (status = 200, description = "The job", body = openapi::TranscriptResultSchema),
-        (status = 400, description = "Malformed path", body = openapi::ErrorBodySchema),
-        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
-        (status = 404, description = "No such job", body = openapi::ErrorBodySchema),
+        (status = 200, description = "The job", body = wire::TranscriptViewRef),
+        (status = 400, description = "Malformed path", body = wire::ErrorBodyRef),
+        (status = 401, description = "Missing or wrong x-api-key", body = wire::ErrorBodyRef),
+        (status = 404, description = "No such job", body = wire::ErrorBodyRef),
     ),
     security(("api_key" = []))
 )]
@@ -343,11 +158,11 @@ pub(crate) async fn get_transcript(
         within about a second. Its webhook, if it has one, gets a `transcript.failed` event.",
     params(("jobId" = String, Path, description = "The job_id from POST /transcript")),
     responses(
-        (status = 200, description = "The job, now FAILED with code `cancelled`", body = openapi::TranscriptResultSchema),
-        (status = 400, description = "Malformed path", body = openapi::ErrorBodySchema),
-        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
-        (status = 404, description = "No such job", body = openapi::ErrorBodySchema),
-        (status = 409, description = "The job already ended (code `already_finished`)", body = openapi::ErrorBodySchema),
+        (status = 200, description = "The job, now FAILED with code `cancelled`", body = wire::TranscriptViewRef),
+        (status = 400, description = "Malformed path", body = wire::ErrorBodyRef),
+        (status = 401, description = "Missing or wrong x-api-key", body = wire::ErrorBodyRef),
+        (status = 404, description = "No such job", body = wire::ErrorBodyRef),
+        (status = 409, description = "The job already ended (code `already_finished`)", body = wire::ErrorBodyRef),
     ),
     security(("api_key" = []))
 )]
@@ -358,17 +173,6 @@ pub(crate) async fn cancel_transcript(
     Ok(Json(
         state.engine.cancel_transcription(&job_id).await?.into(),
     ))
-}
-
-/// `POST /generate`'s answer: the link, and the job id of an async request.
-#[derive(Serialize)]
-pub(crate) struct GenerateAnswer {
-    download_url: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    job_id: Option<String>,
-    /// Unknown fields of the request, ignored (`[{path, rule}]`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    warnings: Vec<FieldProblem>,
 }
 
 #[utoipa::path(
@@ -383,16 +187,16 @@ pub(crate) struct GenerateAnswer {
     params(
         ("strict" = Option<bool>, Query, description = "Unknown fields are a 422 instead of `warnings` in the answer"),
     ),
-    request_body = openapi::GenerateRequestSchema,
+    request_body = wire::GenerateBodyRef,
     responses(
-        (status = 200, description = "The captioned video is stored (or, with async, queued)", body = openapi::GenerateResponseSchema),
-        (status = 400, description = "Malformed JSON", body = openapi::ErrorBodySchema),
-        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
-        (status = 404, description = "No such file or template", body = openapi::ErrorBodySchema),
-        (status = 413, description = "Body too large", body = openapi::ErrorBodySchema),
-        (status = 422, description = "A field breaks a rule, or the file is not a usable video", body = openapi::ErrorBodySchema),
-        (status = 429, description = "Every generate slot is busy; retry later", body = openapi::ErrorBodySchema),
-        (status = 503, description = "Storage unavailable", body = openapi::ErrorBodySchema),
+        (status = 200, description = "The captioned video is stored (or, with async, queued)", body = wire::GenerateAnswerRef),
+        (status = 400, description = "Malformed JSON", body = wire::ErrorBodyRef),
+        (status = 401, description = "Missing or wrong x-api-key", body = wire::ErrorBodyRef),
+        (status = 404, description = "No such file or template", body = wire::ErrorBodyRef),
+        (status = 413, description = "Body too large", body = wire::ErrorBodyRef),
+        (status = 422, description = "A field breaks a rule, or the file is not a usable video", body = wire::ErrorBodyRef),
+        (status = 429, description = "Every generate slot is busy; retry later", body = wire::ErrorBodyRef),
+        (status = 503, description = "Storage unavailable", body = wire::ErrorBodyRef),
     ),
     security(("api_key" = []))
 )]
@@ -449,39 +253,16 @@ pub(crate) async fn generate(
     }))
 }
 
-/// A background generate on the wire.
-#[derive(Serialize)]
-pub(crate) struct GenerateJobView {
-    job_id: String,
-    status: JobStatus,
-    progress: u8,
-    download_url: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<JobError>,
-}
-
-impl From<GenerateStatus> for GenerateJobView {
-    fn from(status: GenerateStatus) -> Self {
-        Self {
-            job_id: status.job_id,
-            status: status.status,
-            progress: status.progress,
-            download_url: status.download_url,
-            error: status.error,
-        }
-    }
-}
-
 #[utoipa::path(
     get, path = "/v1/generate/{jobId}", tag = "captions",
     summary = "A background generate's status and progress",
     params(("jobId" = String, Path, description = "The job_id from POST /generate with \"async\": true")),
     responses(
-        (status = 200, description = "The job", body = openapi::GenerateJobSchema),
-        (status = 400, description = "Malformed path", body = openapi::ErrorBodySchema),
-        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
-        (status = 404, description = "No such job", body = openapi::ErrorBodySchema),
-        (status = 503, description = "Storage unavailable", body = openapi::ErrorBodySchema),
+        (status = 200, description = "The job", body = wire::GenerateJobRef),
+        (status = 400, description = "Malformed path", body = wire::ErrorBodyRef),
+        (status = 401, description = "Missing or wrong x-api-key", body = wire::ErrorBodyRef),
+        (status = 404, description = "No such job", body = wire::ErrorBodyRef),
+        (status = 503, description = "Storage unavailable", body = wire::ErrorBodyRef),
     ),
     security(("api_key" = []))
 )]
@@ -498,12 +279,12 @@ pub(crate) async fn get_generate(
     description = "The job fails at once with error code `cancelled` and its burn stops.",
     params(("jobId" = String, Path, description = "The job_id from POST /generate with \"async\": true")),
     responses(
-        (status = 200, description = "The job, now FAILED with code `cancelled`", body = openapi::GenerateJobSchema),
-        (status = 400, description = "Malformed path", body = openapi::ErrorBodySchema),
-        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
-        (status = 404, description = "No such job", body = openapi::ErrorBodySchema),
-        (status = 409, description = "The job already ended (code `already_finished`)", body = openapi::ErrorBodySchema),
-        (status = 503, description = "Storage unavailable", body = openapi::ErrorBodySchema),
+        (status = 200, description = "The job, now FAILED with code `cancelled`", body = wire::GenerateJobRef),
+        (status = 400, description = "Malformed path", body = wire::ErrorBodyRef),
+        (status = 401, description = "Missing or wrong x-api-key", body = wire::ErrorBodyRef),
+        (status = 404, description = "No such job", body = wire::ErrorBodyRef),
+        (status = 409, description = "The job already ended (code `already_finished`)", body = wire::ErrorBodyRef),
+        (status = 503, description = "Storage unavailable", body = wire::ErrorBodyRef),
     ),
     security(("api_key" = []))
 )]
@@ -518,8 +299,8 @@ pub(crate) async fn cancel_generate(
     get, path = "/v1/templates", tag = "captions",
     summary = "The caption style templates: id and name of each",
     responses(
-        (status = 200, description = "Every template", body = Vec<openapi::TemplateSummarySchema>),
-        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
+        (status = 200, description = "Every template", body = Vec<wire::TemplateSummaryRef>),
+        (status = 401, description = "Missing or wrong x-api-key", body = wire::ErrorBodyRef),
     ),
     security(("api_key" = []))
 )]
@@ -532,10 +313,10 @@ pub(crate) async fn list_templates(State(state): State<AppState>) -> Json<Vec<Te
     summary = "One template with its full config",
     params(("templateId" = String, Path, description = "A template id from GET /templates")),
     responses(
-        (status = 200, description = "The template", body = openapi::TemplateSchema),
-        (status = 400, description = "Malformed path", body = openapi::ErrorBodySchema),
-        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
-        (status = 404, description = "No such template", body = openapi::ErrorBodySchema),
+        (status = 200, description = "The template", body = wire::TemplateRef),
+        (status = 400, description = "Malformed path", body = wire::ErrorBodyRef),
+        (status = 401, description = "Missing or wrong x-api-key", body = wire::ErrorBodyRef),
+        (status = 404, description = "No such template", body = wire::ErrorBodyRef),
     ),
     security(("api_key" = []))
 )]
@@ -553,11 +334,11 @@ pub(crate) async fn get_template(
         ("fileName" = String, Query, min_length = 1, max_length = 1024, description = "Name of the file to upload (`filename` and `name` are accepted too)"),
     ),
     responses(
-        (status = 200, description = "POST the fields, then the file (last), as multipart/form-data to url", body = openapi::UploadDescriptorSchema),
-        (status = 400, description = "Malformed query", body = openapi::ErrorBodySchema),
-        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
-        (status = 422, description = "No file name", body = openapi::ErrorBodySchema),
-        (status = 503, description = "Storage unavailable", body = openapi::ErrorBodySchema),
+        (status = 200, description = "POST the fields, then the file (last), as multipart/form-data to url", body = wire::UploadDescriptorRef),
+        (status = 400, description = "Malformed query", body = wire::ErrorBodyRef),
+        (status = 401, description = "Missing or wrong x-api-key", body = wire::ErrorBodyRef),
+        (status = 422, description = "No file name", body = wire::ErrorBodyRef),
+        (status = 503, description = "Storage unavailable", body = wire::ErrorBodyRef),
     ),
     security(("api_key" = []))
 )]
@@ -594,9 +375,9 @@ pub(crate) async fn signed_url(
     ),
     responses(
         (status = 200, description = "Font family names", body = Vec<String>),
-        (status = 400, description = "Malformed query", body = openapi::ErrorBodySchema),
-        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
-        (status = 422, description = "Unknown language code", body = openapi::ErrorBodySchema),
+        (status = 400, description = "Malformed query", body = wire::ErrorBodyRef),
+        (status = 401, description = "Missing or wrong x-api-key", body = wire::ErrorBodyRef),
+        (status = 422, description = "Unknown language code", body = wire::ErrorBodyRef),
     ),
     security(("api_key" = []))
 )]

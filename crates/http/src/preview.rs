@@ -3,44 +3,55 @@
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use caption_core::{ValidationErrors, parse_generate_request};
+use caption_core::{ConfigPatch, ValidationErrors, Word, parse_generate_request, rules};
 use caption_engine::PreviewFrame;
-use serde::Serialize;
+use schemars::JsonSchema;
 use serde_json::{Map, Value};
-use utoipa::ToSchema;
 
-use crate::api::{AppState, JsonBody};
-use crate::{ApiError, openapi};
+use crate::ApiError;
+use crate::state::{AppState, JsonBody};
+use crate::wire::{self, component_refs};
 
+/// Smallest side of a preview frame, pixels.
+const MIN_SIDE_PX: u64 = 16;
 /// Largest side of a preview frame, pixels (4K UHD's long side).
 const MAX_SIDE_PX: u64 = 3840;
 /// Largest preview frame, pixels (4K UHD).
 const MAX_PIXELS: u64 = 3840 * 2160;
 
-/// Body of `POST /preview`.
-#[derive(Serialize, ToSchema)]
-#[schema(as = PreviewRequest)]
-pub(crate) struct PreviewRequestSchema {
+/// Body of `POST /preview`, validated as loose JSON (the style fields by the generate request's
+/// walker, the frame fields below); this type gives the document its schema.
+#[derive(JsonSchema)]
+#[schemars(rename = "PreviewRequest")]
+#[expect(dead_code, reason = "describes a body that is validated as loose JSON")]
+pub(crate) struct PreviewBody {
     /// The words, as in `POST /generate` (default: none, which draws an empty frame).
-    #[schema(max_items = 200000)]
-    words: Option<Vec<openapi::WordSchema>>,
+    #[serde(default)]
+    #[schemars(length(max = rules::MAX_WORDS))]
+    words: Option<Vec<Word>>,
     /// A partial config over the template, as in `POST /generate`.
-    config: Option<openapi::ConfigPatchSchema>,
+    #[serde(default)]
+    config: Option<ConfigPatch>,
     /// The template `config` overrides (default: the default template).
-    #[serde(rename = "templateId")]
-    #[schema(min_length = 1, max_length = 100)]
+    #[serde(default, rename = "templateId")]
+    #[schemars(length(min = 1, max = rules::MAX_TEMPLATE_ID_CHARS))]
     template_id: Option<String>,
     /// The moment drawn, seconds (default: the middle of the first word).
-    #[schema(nullable = false, minimum = 0, maximum = 86400)]
+    #[serde(default)]
+    #[schemars(range(min = rules::WORD_TIME_S.min, max = rules::WORD_TIME_S.max))]
     at: Option<f64>,
     /// Frame width in pixels, the video's (or a smaller one of the same shape: sizes scale
     /// with the shorter side). Default 1080.
-    #[schema(nullable = false, minimum = 16, maximum = 3840)]
+    #[serde(default)]
+    #[schemars(range(min = MIN_SIDE_PX, max = MAX_SIDE_PX))]
     width: Option<u32>,
     /// Frame height in pixels. Default 1920. At most 3840 × 2160 pixels in all.
-    #[schema(nullable = false, minimum = 16, maximum = 3840)]
+    #[serde(default)]
+    #[schemars(range(min = MIN_SIDE_PX, max = MAX_SIDE_PX))]
     height: Option<u32>,
 }
+
+component_refs!(PreviewBodyRef => PreviewBody);
 
 /// The frame fields of a preview body: `width`, `height` and `at`.
 fn frame_fields(
@@ -51,9 +62,12 @@ fn frame_fields(
     let mut side = |name: &str, default: u32| match map.get(name) {
         None | Some(Value::Null) => default,
         Some(v) => match v.as_u64() {
-            Some(n) if (16..=MAX_SIDE_PX).contains(&n) => n as u32,
+            Some(n) if (MIN_SIDE_PX..=MAX_SIDE_PX).contains(&n) => n as u32,
             _ => {
-                errors.push(name, format!("must be an integer from 16 to {MAX_SIDE_PX}"));
+                errors.push(
+                    name,
+                    format!("must be an integer from {MIN_SIDE_PX} to {MAX_SIDE_PX}"),
+                );
                 default
             }
         },
@@ -70,9 +84,21 @@ fn frame_fields(
     let at_s = match map.get("at") {
         None | Some(Value::Null) => default_at_s,
         Some(v) => match v.as_f64() {
-            Some(t) if t.is_finite() && (0.0..=86400.0).contains(&t) => t,
+            Some(t)
+                if t.is_finite()
+                    && (rules::WORD_TIME_S.min..=rules::WORD_TIME_S.max).contains(&t) =>
+            {
+                t
+            }
             _ => {
-                errors.push("at", "must be a number of seconds from 0 to 86400");
+                errors.push(
+                    "at",
+                    format!(
+                        "must be a number of seconds from {} to {}",
+                        rules::WORD_TIME_S.min,
+                        rules::WORD_TIME_S.max
+                    ),
+                );
                 0.0
             }
         },
@@ -91,14 +117,14 @@ fn frame_fields(
         the same rules, with the same field paths in a 422) plus the frame's `width`, `height` \
         and the moment `at`, and answers a PNG of that size whose pixels are the caption alone \
         (transparent elsewhere), to lay over the video's frame at that moment.",
-    request_body = PreviewRequestSchema,
+    request_body = PreviewBodyRef,
     responses(
         (status = 200, description = "The frame", content_type = "image/png", body = Vec<u8>),
-        (status = 400, description = "Malformed JSON", body = openapi::ErrorBodySchema),
-        (status = 401, description = "Missing or wrong x-api-key", body = openapi::ErrorBodySchema),
-        (status = 404, description = "No such template", body = openapi::ErrorBodySchema),
-        (status = 413, description = "Body too large", body = openapi::ErrorBodySchema),
-        (status = 422, description = "A field breaks a rule", body = openapi::ErrorBodySchema),
+        (status = 400, description = "Malformed JSON", body = wire::ErrorBodyRef),
+        (status = 401, description = "Missing or wrong x-api-key", body = wire::ErrorBodyRef),
+        (status = 404, description = "No such template", body = wire::ErrorBodyRef),
+        (status = 413, description = "Body too large", body = wire::ErrorBodyRef),
+        (status = 422, description = "A field breaks a rule", body = wire::ErrorBodyRef),
     ),
     security(("api_key" = []))
 )]

@@ -1,7 +1,7 @@
-//! The OpenAPI document against the real wire types: every built-in template, a completed and a
-//! failed job, a descriptor and an error body, serialised by `caption-core`, must validate
-//! against the schemas, with no field the schema does not name and every required field there.
-//! So a mirror type in `openapi.rs` cannot drift from the type it describes.
+//! The served OpenAPI document against the schemas derived from the types: its components are
+//! the derived schemas (every core type served with each of its fields, types, ranges and enums
+//! as derived), every `$ref` resolves, and real responses of the router and serialised core
+//! values validate (with `jsonschema`) against the served components, no field unnamed.
 
 #![allow(
     clippy::unwrap_used,
@@ -10,149 +10,269 @@
 )]
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
+use axum::Router;
+use axum::body::{Body, to_bytes};
+use axum::http::{Method, Request, StatusCode};
 use caption_core::{
-    Catalog, CreateJobResponse, GenerateRequest, GenerateResponse, JobError, JobStatus,
-    TranscriptRequest, TranscriptResult, UploadDescriptor, Word, parse_config_patch,
+    Catalog, CreateJobResponse, GenerateRequest, JobError, JobStatus, TranscriptRequest,
+    TranscriptResult, UploadDescriptor, Word, parse_config_patch, rules, wire_schemas,
 };
-use serde_json::{Value, json};
+use caption_engine::{Engine, EngineOptions};
+use caption_http::{ApiKeys, AppState, router};
+use caption_jobs::EmbeddedJobStore;
+use caption_store::{StorageOptions, open_storage};
+use serde_json::{Map, Value, json};
+use tower::ServiceExt as _;
 
-struct Doc(Value);
+const KEY: &str = "test-key-0123456789";
 
-impl Doc {
-    fn load() -> Self {
-        Self(serde_json::to_value(caption_http::openapi()).unwrap())
+/// The router over a real engine with local storage, and the folder it lives in.
+fn app() -> (Router, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let opened = open_storage(&StorageOptions::local(
+        dir.path().join("storage"),
+        "http://captions.test",
+    ))
+    .unwrap();
+    let jobs = Arc::new(EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap());
+    let options = EngineOptions::default().data_dir(dir.path().to_owned());
+    let engine = Engine::new(options, opened.storage, jobs).unwrap();
+    let state =
+        AppState::new(engine, ApiKeys::new([KEY])).with_local_storage(opened.local.unwrap());
+    (router(state), dir)
+}
+
+async fn call(app: &Router, method: Method, uri: &str, body: Option<Value>) -> (StatusCode, Value) {
+    let builder = Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("x-api-key", KEY)
+        .header("content-type", "application/json");
+    let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));
+    let response = app
+        .clone()
+        .oneshot(builder.body(body).unwrap())
+        .await
+        .unwrap();
+    let status = response.status();
+    let bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    (status, serde_json::from_slice(&bytes).unwrap())
+}
+
+/// The document as `GET /v1/openapi.json` serves it.
+async fn served(app: &Router) -> Value {
+    let (status, document) = call(app, Method::GET, "/v1/openapi.json", None).await;
+    assert_eq!(status, StatusCode::OK);
+    document
+}
+
+/// Validates values against the served components, with every object closed
+/// (`additionalProperties: false` where the schema leaves it open), so a renamed field fails.
+struct Checker {
+    schemas: Value,
+}
+
+fn close_objects(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if map.contains_key("properties") && !map.contains_key("additionalProperties") {
+                map.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            map.values_mut().for_each(close_objects);
+        }
+        Value::Array(items) => items.iter_mut().for_each(close_objects),
+        _ => {}
+    }
+}
+
+impl Checker {
+    fn new(document: &Value) -> Self {
+        let mut schemas = document["components"]["schemas"].clone();
+        close_objects(&mut schemas);
+        Self { schemas }
     }
 
-    fn resolve<'a>(&'a self, schema: &'a Value) -> &'a Value {
-        match schema.get("$ref").and_then(Value::as_str) {
-            Some(reference) => {
-                let name = reference.strip_prefix("#/components/schemas/").unwrap();
-                let target = &self.0["components"]["schemas"][name];
-                assert!(target.is_object(), "dangling {reference}");
-                self.resolve(target)
-            }
-            None => schema,
-        }
-    }
-
-    fn schema(&self, name: &str) -> &Value {
-        self.resolve(&self.0["components"]["schemas"][name])
-    }
-
-    /// Every mismatch between `value` and `schema`, with its JSON path.
-    fn check(&self, schema: &Value, value: &Value, path: &str, problems: &mut Vec<String>) {
-        let schema = self.resolve(schema);
-        for combinator in ["oneOf", "anyOf"] {
-            if let Some(options) = schema.get(combinator).and_then(Value::as_array) {
-                let fits = options.iter().any(|option| {
-                    let mut inner = Vec::new();
-                    self.check(option, value, path, &mut inner);
-                    inner.is_empty()
-                });
-                if !fits {
-                    problems.push(format!("{path}: fits no {combinator} option"));
-                }
-                return;
-            }
-        }
-        if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
-            for part in all {
-                self.check(part, value, path, problems);
-            }
-        }
-        let types: Vec<&str> = match &schema["type"] {
-            Value::String(t) => vec![t.as_str()],
-            Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        let fits_type = |t: &str| match t {
-            "object" => value.is_object(),
-            "array" => value.is_array(),
-            "string" => value.is_string(),
-            "integer" => value.is_i64() || value.is_u64(),
-            "number" => value.is_number(),
-            "boolean" => value.is_boolean(),
-            "null" => value.is_null(),
-            _ => false,
-        };
-        if !types.is_empty() && !types.iter().any(|t| fits_type(t)) {
-            problems.push(format!("{path}: {value} is not {types:?}"));
-            return;
-        }
-        if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
-            && !allowed.contains(value)
-        {
-            problems.push(format!("{path}: {value} not in {allowed:?}"));
-        }
-        if let (Some(min), Some(n)) = (schema["minimum"].as_f64(), value.as_f64())
-            && n < min
-        {
-            problems.push(format!("{path}: {n} below {min}"));
-        }
-        if let (Some(max), Some(n)) = (schema["maximum"].as_f64(), value.as_f64())
-            && n > max
-        {
-            problems.push(format!("{path}: {n} above {max}"));
-        }
-        match value {
-            Value::Object(map) => {
-                let properties = schema["properties"].as_object();
-                for required in schema["required"].as_array().into_iter().flatten() {
-                    let name = required.as_str().unwrap();
-                    if !map.contains_key(name) {
-                        problems.push(format!("{path}.{name}: required by the schema, absent"));
-                    }
-                }
-                for (name, field) in map {
-                    let field_path = format!("{path}.{name}");
-                    match properties.and_then(|p| p.get(name)) {
-                        Some(field_schema) => {
-                            self.check(field_schema, field, &field_path, problems);
-                        }
-                        None => match schema.get("additionalProperties") {
-                            Some(extra) if extra.is_object() => {
-                                self.check(extra, field, &field_path, problems);
-                            }
-                            _ => problems.push(format!("{field_path}: not in the schema")),
-                        },
-                    }
-                }
-            }
-            Value::Array(items) => {
-                if let Some(item_schema) = schema.get("items") {
-                    for (i, item) in items.iter().enumerate() {
-                        self.check(item_schema, item, &format!("{path}[{i}]"), problems);
-                    }
-                }
-            }
-            _ => {}
-        }
+    /// Every problem of `value` against the component `name`, as `path: message`.
+    fn problems(&self, name: &str, value: &Value) -> Vec<String> {
+        let root = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$ref": format!("#/components/schemas/{name}"),
+            "components": {"schemas": self.schemas},
+        });
+        let validator = jsonschema::validator_for(&root).unwrap();
+        validator
+            .iter_errors(value)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect()
     }
 
     fn assert_fits(&self, name: &str, value: &Value) {
-        let mut problems = Vec::new();
-        self.check(self.schema(name), value, name, &mut problems);
+        let problems = self.problems(name, value);
         assert!(problems.is_empty(), "{name}: {problems:#?}\n{value}");
     }
 }
 
-#[test]
-fn every_builtin_template_fits_the_template_schemas() {
-    let doc = Doc::load();
-    let catalog = Catalog::builtin().unwrap();
-    assert!(catalog.templates().len() >= 10);
-    for template in catalog.templates() {
-        doc.assert_fits("Template", &serde_json::to_value(template).unwrap());
-    }
-    for summary in catalog.summaries() {
-        doc.assert_fits("TemplateSummary", &serde_json::to_value(summary).unwrap());
+/// `value` without its prose: what is left is fields, types, ranges, lengths, patterns, enums.
+fn without_descriptions(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| *key != "description")
+                .map(|(key, v)| (key.clone(), without_descriptions(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_descriptions).collect()),
+        other => other.clone(),
     }
 }
 
-#[test]
-fn job_upload_and_error_shapes_fit() {
-    let doc = Doc::load();
+/// Every `$ref` under `value`.
+fn refs<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(r) = map.get("$ref").and_then(Value::as_str) {
+                out.push(r);
+            }
+            map.values().for_each(|v| refs(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn the_served_document_is_the_derived_schema() {
+    let (app, _dir) = app();
+    let document = served(&app).await;
+    let served: &Map<String, Value> = document["components"]["schemas"].as_object().unwrap();
+    assert_eq!(served, &caption_http::schemas());
+
+    // Every core type is served with each of its fields as derived: type, range, length,
+    // pattern and enum equal. The service's bodies may add fields (`webhook_url`, `async`,
+    // `duration_s`, `job_id`, `warnings`), never change one.
+    let core = wire_schemas();
+    assert!(core.len() >= 20, "{:?}", core.keys());
+    for (name, derived) in &core {
+        let Some(schema) = served.get(name) else {
+            panic!("{name} is not served");
+        };
+        match derived["properties"].as_object() {
+            None => assert_eq!(schema, derived, "{name}"),
+            Some(fields) => {
+                for (field, field_schema) in fields {
+                    assert_eq!(
+                        without_descriptions(&schema["properties"][field]),
+                        without_descriptions(field_schema),
+                        "{name}.{field} is served otherwise than derived"
+                    );
+                }
+                for required in derived["required"].as_array().into_iter().flatten() {
+                    let served_required = schema["required"].as_array().unwrap();
+                    assert!(served_required.contains(required), "{name}.{required}");
+                }
+                assert_eq!(schema["type"], derived["type"], "{name}");
+            }
+        }
+    }
+
+    // The drift that started this: the document's fontWeight is the validator's.
+    for name in ["Config", "ConfigPatch"] {
+        let weight = &served[name]["properties"]["fontWeight"];
+        assert_eq!(weight["minimum"], rules::FONT_WEIGHT.min, "{name}");
+        assert_eq!(weight["maximum"], rules::FONT_WEIGHT.max, "{name}");
+    }
+
+    assert_eq!(
+        document["components"]["securitySchemes"]["api_key"],
+        json!({"type": "apiKey", "in": "header", "name": "x-api-key"})
+    );
+
+    // Every reference, in the paths and the components, names a served schema.
+    let mut all = Vec::new();
+    refs(&document, &mut all);
+    assert!(all.len() > 30);
+    for reference in all {
+        let name = reference.strip_prefix("#/components/schemas/").unwrap();
+        assert!(served.contains_key(name), "dangling {reference}");
+    }
+    // Each route names its bodies.
+    let generate = &document["paths"]["/v1/generate"]["post"];
+    assert_eq!(
+        generate["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/GenerateRequest"
+    );
+    assert_eq!(
+        generate["responses"]["422"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/ErrorBody"
+    );
+    assert_eq!(
+        document["paths"]["/v1/templates"]["get"]["responses"]["200"]["content"]["application/json"]
+            ["schema"]["items"]["$ref"],
+        "#/components/schemas/TemplateSummary"
+    );
+}
+
+#[tokio::test]
+async fn real_responses_fit_the_served_schemas() {
+    let (app, _dir) = app();
+    let checker = Checker::new(&served(&app).await);
+
+    let (status, list) = call(&app, Method::GET, "/v1/templates", None).await;
+    assert_eq!(status, StatusCode::OK);
+    let list = list.as_array().unwrap();
+    assert!(list.len() >= 10);
+    for summary in list {
+        checker.assert_fits("TemplateSummary", summary);
+        let id = summary["id"].as_str().unwrap();
+        let (status, template) =
+            call(&app, Method::GET, &format!("/v1/templates/{id}"), None).await;
+        assert_eq!(status, StatusCode::OK);
+        checker.assert_fits("Template", &template);
+    }
+
+    let (status, descriptor) =
+        call(&app, Method::GET, "/v1/signedUrl?fileName=clip.mp4", None).await;
+    assert_eq!(status, StatusCode::OK);
+    checker.assert_fits("UploadDescriptor", &descriptor);
+
+    for (method, uri, body, expected) in [
+        (
+            Method::GET,
+            "/v1/templates/nope",
+            None,
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            Method::GET,
+            "/v1/transcript/nope",
+            None,
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            Method::POST,
+            "/v1/generate",
+            Some(json!({"words": [{"start": -1}], "config": {"fontWeight": 1000}})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            Method::POST,
+            "/v1/transcript",
+            Some(json!({"input": "", "lang": "english"})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+    ] {
+        let (status, error) = call(&app, method, uri, body).await;
+        assert_eq!(status, expected, "{uri}: {error}");
+        checker.assert_fits("ErrorBody", &error);
+    }
+}
+
+#[tokio::test]
+async fn core_values_and_the_service_extensions_fit() {
+    let (app, _dir) = app();
+    let checker = Checker::new(&served(&app).await);
     let mut word = Word::new(0.5, 0.9, "hello");
     word.punctuated_word = "Hello,".into();
     word.emoji = Some("👋".into());
@@ -172,60 +292,35 @@ fn job_upload_and_error_shapes_fit() {
                 message: "the input has no audio stream".into(),
             }),
         },
-        TranscriptResult {
-            status: JobStatus::InQueue,
-            words: None,
-            progress: None,
-            error: None,
-        },
     ] {
-        doc.assert_fits("TranscriptResult", &serde_json::to_value(result).unwrap());
+        checker.assert_fits("TranscriptResult", &serde_json::to_value(result).unwrap());
     }
-    doc.assert_fits(
-        "CreateJobResponse",
-        &serde_json::to_value(CreateJobResponse { job_id: "j".into() }).unwrap(),
-    );
-    doc.assert_fits(
-        "GenerateResponse",
-        &serde_json::to_value(GenerateResponse {
-            download_url: "http://x".into(),
-        })
-        .unwrap(),
-    );
-    // The extensions of this service: what the routes serialise around the core types.
-    doc.assert_fits(
-        "TranscriptResult",
-        &json!({"status": "COMPLETED", "words": [], "progress": 100, "duration_s": 11.0}),
-    );
-    doc.assert_fits(
+    checker.assert_fits(
         "TranscriptResult",
         &json!({"status": "FAILED", "words": null, "progress": 40, "duration_s": 132.0,
                 "error": {"code": "cancelled", "message": "the job was cancelled by a client"}}),
     );
-    doc.assert_fits(
+    checker.assert_fits(
+        "CreateJobResponse",
+        &serde_json::to_value(CreateJobResponse { job_id: "j".into() }).unwrap(),
+    );
+    checker.assert_fits(
         "GenerateResponse",
-        &json!({"download_url": "http://x/v1/storage/files/outputs/a.mp4", "job_id": "j"}),
+        &json!({"download_url": "http://x/v1/storage/files/outputs/a.mp4", "job_id": "j",
+                "warnings": [{"path": "config.colour", "rule": "unknown field"}]}),
     );
     for job in [
         json!({"job_id": "j", "status": "IN_PROGRESS", "progress": 42, "download_url": "http://x"}),
         json!({"job_id": "j", "status": "FAILED", "progress": 0, "download_url": "http://x",
                "error": {"code": "no_video", "message": "the input has no video stream"}}),
     ] {
-        doc.assert_fits("GenerateJob", &job);
+        checker.assert_fits("GenerateJob", &job);
     }
-    let fields: BTreeMap<String, String> = [
-        "key",
-        "bucket",
-        "Policy",
-        "X-Amz-Algorithm",
-        "X-Amz-Credential",
-        "X-Amz-Date",
-        "X-Amz-Signature",
-    ]
-    .into_iter()
-    .map(|k| (k.to_owned(), "v".to_owned()))
-    .collect();
-    doc.assert_fits(
+    let fields: BTreeMap<String, String> = ["key", "bucket", "Policy", "X-Amz-Signature"]
+        .into_iter()
+        .map(|k| (k.to_owned(), "v".to_owned()))
+        .collect();
+    checker.assert_fits(
         "UploadDescriptor",
         &serde_json::to_value(UploadDescriptor {
             file: "uploads/x/a.mp4".into(),
@@ -234,36 +329,22 @@ fn job_upload_and_error_shapes_fit() {
         })
         .unwrap(),
     );
-    doc.assert_fits(
-        "ErrorBody",
-        &json!({"error": {"code": "invalid_request", "message": "m",
-                          "details": [{"path": "input", "rule": "is required"}]}}),
-    );
-}
 
-#[test]
-fn full_requests_fit_the_request_schemas() {
-    let doc = Doc::load();
+    // Requests: a full generate with every config field, with and without the extensions.
     let catalog = Catalog::builtin().unwrap();
     let config = serde_json::to_value(&catalog.templates()[0].config).unwrap();
-    let patch = parse_config_patch(&config, "config").unwrap();
     let request = GenerateRequest {
         input: "uploads/x/a.mp4".into(),
         words: vec![Word::new(0.0, 0.4, "hi")],
-        config: patch,
+        config: parse_config_patch(&config, "config").unwrap(),
         template_id: Some("karaoke".into()),
     };
     let mut request = serde_json::to_value(request).unwrap();
-    doc.assert_fits("GenerateRequest", &request);
+    checker.assert_fits("GenerateRequest", &request);
     request["async"] = json!(true);
     request["webhook_url"] = json!("https://hooks.example.com/captions");
-    doc.assert_fits("GenerateRequest", &request);
-    doc.assert_fits(
-        "TranscriptRequest",
-        &json!({"input": "uploads/x/a.mp4", "lang": "en",
-                "webhook_url": "https://hooks.example.com/captions"}),
-    );
-    doc.assert_fits(
+    checker.assert_fits("GenerateRequest", &request);
+    checker.assert_fits(
         "TranscriptRequest",
         &serde_json::to_value(TranscriptRequest {
             input: "uploads/x/a.mp4".into(),
@@ -271,12 +352,42 @@ fn full_requests_fit_the_request_schemas() {
         })
         .unwrap(),
     );
+    checker.assert_fits(
+        "PreviewRequest",
+        &json!({"words": [], "templateId": "karaoke", "at": 1.5, "width": 1080, "height": 1920}),
+    );
 }
 
-#[test]
-fn mode_enums_list_every_value() {
-    let doc = Doc::load();
-    let effect = &doc.schema("EffectType")["enum"];
+#[tokio::test]
+async fn the_schemas_refuse_what_the_validator_refuses() {
+    let (app, _dir) = app();
+    let checker = Checker::new(&served(&app).await);
+    // A renamed field and a missing one.
+    let problems = checker.problems(
+        "Word",
+        &json!({"start": 0.0, "end": 1.0, "word": "a", "punctuatedWord": "a"}),
+    );
+    assert_eq!(problems.len(), 2, "{problems:#?}");
+    assert!(problems.iter().any(|p| p.contains("punctuated_word")));
+    assert!(problems.iter().any(|p| p.contains("punctuatedWord")));
+    // Out of range and out of the enum, as the validator says.
+    for (config, field) in [
+        (json!({"fontWeight": 1000}), "fontWeight"),
+        (json!({"sizes": {"fontSize": 0}}), "fontSize"),
+        (json!({"modes": {"effectType": "WOBBLE"}}), "effectType"),
+        (
+            json!({"colors": {"spokenColor": {"colors": [{"r": 256, "g": 0, "b": 0}]}}}),
+            "/colors",
+        ),
+    ] {
+        assert!(parse_config_patch(&config, "config").is_err(), "{config}");
+        let problems = checker.problems("ConfigPatch", &config);
+        assert!(
+            problems.iter().any(|p| p.contains(field)),
+            "{config}: {problems:#?}"
+        );
+    }
+    let effect = &caption_http::schemas()["EffectType"]["enum"];
     assert_eq!(
         effect,
         &json!([
@@ -289,28 +400,5 @@ fn mode_enums_list_every_value() {
             "SHAKE",
             "TYPEWRITER"
         ])
-    );
-    assert_eq!(
-        doc.0["components"]["securitySchemes"]["api_key"],
-        json!({"type": "apiKey", "in": "header", "name": "x-api-key"})
-    );
-}
-
-#[test]
-fn the_checker_catches_a_renamed_or_missing_field() {
-    let doc = Doc::load();
-    let mut problems = Vec::new();
-    doc.check(
-        doc.schema("Word"),
-        &json!({"start": 0.0, "end": 1.0, "word": "a", "punctuatedWord": "a"}),
-        "Word",
-        &mut problems,
-    );
-    assert_eq!(
-        problems,
-        [
-            "Word.punctuated_word: required by the schema, absent",
-            "Word.punctuatedWord: not in the schema"
-        ]
     );
 }
