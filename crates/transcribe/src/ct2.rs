@@ -8,7 +8,6 @@
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
-use crate::half;
 
 /// Element type of a CTranslate2 variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,7 +206,7 @@ impl<'a> Ct2Model<'a> {
             _ => self
                 .f32_values(name)?
                 .into_iter()
-                .map(half::f32_to_f16)
+                .map(|v| half::f16::from_f32(v).to_bits())
                 .collect(),
         })
     }
@@ -224,7 +223,7 @@ impl<'a> Ct2Model<'a> {
             Dtype::F16 => Ok(var
                 .data
                 .chunks_exact(2)
-                .map(|b| half::f16_to_f32(u16::from_le_bytes([b[0], b[1]])))
+                .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
                 .collect()),
             Dtype::Bf16 => Ok(var
                 .data
