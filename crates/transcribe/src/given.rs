@@ -22,6 +22,20 @@ pub enum GivenText {
 impl GivenText {
     /// Reads the text of a file whose name ends in `extension`: the cues of `srt`, `vtt` or
     /// `ass` (`ssa`), and anything else as plain words.
+    ///
+    /// ```
+    /// use caption_transcribe::GivenText;
+    ///
+    /// let srt = "1\n00:00:01,000 --> 00:00:02,500\nHello there\n";
+    /// let GivenText::Cues(cues) = GivenText::parse(srt, Some("srt"))? else { panic!() };
+    /// assert_eq!(cues.len(), 1);
+    /// assert_eq!(GivenText::parse("Hello there", None)?, GivenText::Plain("Hello there".into()));
+    /// # Ok::<(), caption_core::SubtitleError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A [`SubtitleError`] naming the line of a subtitle file that cannot be read.
     pub fn parse(text: &str, extension: Option<&str>) -> Result<Self, SubtitleError> {
         match extension.and_then(SubtitleFormat::from_extension) {
             None | Some(SubtitleFormat::Text) => Ok(Self::Plain(text.to_owned())),

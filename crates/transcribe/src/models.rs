@@ -98,21 +98,25 @@ pub struct InstallOptions {
 }
 
 impl InstallOptions {
+    /// Installs into `dir` in place of [`models_dir`].
     pub fn models_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.models_dir = Some(dir.into());
         self
     }
 
+    /// Keeps downloaded wheels in `dir` (reused on the next install).
     pub fn wheels_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.wheels_dir = Some(dir.into());
         self
     }
 
+    /// Runs pip with this Python in place of `python3`.
     pub fn python(mut self, python: impl Into<PathBuf>) -> Self {
         self.python = Some(python.into());
         self
     }
 
+    /// Converts again even when a valid model file is installed.
     pub fn force(mut self, force: bool) -> Self {
         self.force = force;
         self
@@ -135,6 +139,18 @@ pub fn models_dir() -> Result<PathBuf> {
 }
 
 /// File name of a model in the models folder (`ggml-tiny.en.bin`).
+///
+/// ```
+/// use caption_transcribe::model_file_name;
+///
+/// assert_eq!(model_file_name("tiny.en")?, "ggml-tiny.en.bin");
+/// assert!(model_file_name("huge").is_err(), "not a known model");
+/// # Ok::<(), caption_transcribe::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::UnknownModel`] for a name not in [`KNOWN_MODELS`].
 pub fn model_file_name(name: &str) -> Result<String> {
     Ok(format!("ggml-{}.bin", source(name)?.name))
 }

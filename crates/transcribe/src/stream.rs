@@ -85,6 +85,18 @@ fn quietest_cut(window: &[f32]) -> usize {
 /// Transcribes everything `source` gives, window by window (see the module's docs), with the
 /// same contract as [`Transcriber::transcribe`] on the whole input. The language detected in
 /// the first window that has speech is kept for the rest.
+///
+/// ```
+/// use caption_transcribe::{BlockSource, TranscribeOptions, WhisperTranscriber, transcribe_source};
+///
+/// // Three seconds of silence in blocks of a tenth of a second, as a decoder would give them.
+/// let blocks = (0..30).map(|_| Ok::<_, std::io::Error>(vec![0.0_f32; 1_600]));
+/// let mut source = BlockSource::new(blocks, Some(3.0));
+/// let whisper = WhisperTranscriber::open_installed("tiny.en")?;
+/// let transcript = transcribe_source(&whisper, &mut source, &TranscribeOptions::default())?;
+/// assert!(transcript.words.is_empty(), "silence has no words");
+/// # Ok::<(), caption_transcribe::Error>(())
+/// ```
 pub fn transcribe_source(
     transcriber: &dyn Transcriber,
     source: &mut dyn AudioSource,

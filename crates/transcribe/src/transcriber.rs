@@ -89,21 +89,27 @@ impl fmt::Debug for TranscribeOptions {
 }
 
 impl TranscribeOptions {
+    /// `"auto"` to detect the language, or an ISO 639-1 code such as `"es"` to force it.
     pub fn language(mut self, language: impl Into<String>) -> Self {
         self.language = language.into();
         self
     }
 
+    /// Worker threads; 0 uses every available core.
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
     }
 
+    /// Calls `progress` with the percent done (0 to 100, never decreasing), from the
+    /// transcribing thread.
     pub fn progress(mut self, progress: impl Fn(u8) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(progress));
         self
     }
 
+    /// Stops the transcription within a few seconds of `cancel` being raised, with
+    /// [`Error::Cancelled`](crate::Error::Cancelled).
     pub fn cancel(mut self, cancel: Arc<AtomicBool>) -> Self {
         self.cancel = Some(cancel);
         self

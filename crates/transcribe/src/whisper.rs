@@ -86,7 +86,14 @@ fn dtw_preset(hp: &Hparams) -> DtwMode<'static> {
 }
 
 impl WhisperTranscriber {
-    /// Loads a ggml model file.
+    /// Loads a ggml model file (tiny.en: a fraction of a second; base: about a second), with
+    /// the forced aligner and the voice activity model when they are installed (a warning is
+    /// logged and coarser word times are used when they are not).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`](crate::Error::Io) when the file cannot be read,
+    /// [`Error::ModelLoad`](crate::Error::ModelLoad) when it is not a model whisper.cpp loads.
     pub fn open(path: &Path) -> Result<Self> {
         whisper_rs::install_logging_hooks();
         let hparams = ggml::read_hparams(path)?;
@@ -142,6 +149,11 @@ impl WhisperTranscriber {
     }
 
     /// Loads an installed model by name (`tiny.en`, `base`) from the models folder.
+    ///
+    /// # Errors
+    ///
+    /// As [`WhisperTranscriber::open`], and [`Error::ModelMissing`](crate::Error::ModelMissing)
+    /// when the model is not installed.
     pub fn open_installed(name: &str) -> Result<Self> {
         Self::open(&models::installed_model_path(name)?)
     }
