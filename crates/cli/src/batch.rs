@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use caption_core::{Config, Word};
 use caption_engine::{BurnOptions, Captioner, Task};
+use globset::GlobBuilder;
 use indicatif::ProgressBar;
 use sha2::{Digest as _, Sha256};
 
@@ -19,34 +20,26 @@ const VIDEO_EXTENSIONS: &[&str] = &[
     "mp4", "mov", "m4v", "mkv", "webm", "avi", "mpg", "mpeg", "ts", "mts", "wmv", "flv", "3gp",
 ];
 
-/// `*` and `?` wildcards over one file name.
-fn wildcard(pattern: &[u8], name: &[u8]) -> bool {
-    match (pattern.first(), name.first()) {
-        (None, None) => true,
-        (Some(b'*'), _) => {
-            wildcard(&pattern[1..], name) || (!name.is_empty() && wildcard(pattern, &name[1..]))
-        }
-        (Some(b'?'), Some(_)) => wildcard(&pattern[1..], &name[1..]),
-        (Some(p), Some(n)) if p == n => wildcard(&pattern[1..], &name[1..]),
-        _ => false,
-    }
-}
-
-/// The videos a batch covers: every video file in a folder, or the files a `*`/`?` pattern
-/// (quoted, so the shell leaves it alone) matches, sorted.
+/// The videos a batch covers: every video file in a folder, or the files of one folder whose
+/// names a glob pattern (`*`, `?`, `[abc]`, `{mp4,mov}`; quoted, so the shell leaves it alone)
+/// matches, sorted.
 pub fn batch_inputs(spec: &str) -> Result<Vec<PathBuf>> {
     let path = Path::new(spec);
     let (dir, pattern) = if path.is_dir() {
         (path.to_owned(), None)
-    } else if spec.contains(['*', '?']) {
+    } else if path.is_file() {
+        return Ok(vec![path.to_owned()]);
+    } else if spec.contains(['*', '?', '[', '{']) {
         let dir = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("*");
-        (dir.to_owned(), Some(name.to_owned()))
-    } else if path.is_file() {
-        return Ok(vec![path.to_owned()]);
+        let glob = GlobBuilder::new(name)
+            .literal_separator(true)
+            .build()
+            .with_context(|| format!("{spec}: not a file name pattern"))?;
+        (dir.to_owned(), Some(glob.compile_matcher()))
     } else {
         bail!("{spec}: no such folder or file, and not a pattern");
     };
@@ -55,10 +48,7 @@ pub fn batch_inputs(spec: &str) -> Result<Vec<PathBuf>> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file())
         .filter(|p| match &pattern {
-            Some(pattern) => p
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| wildcard(pattern.as_bytes(), n.as_bytes())),
+            Some(pattern) => p.file_name().is_some_and(|n| pattern.is_match(n)),
             None => p
                 .extension()
                 .and_then(|e| e.to_str())
@@ -248,5 +238,43 @@ fn batch_one(
     {
         Ok(()) => Outcome::Done,
         Err(e) => Outcome::Failed(format!("writing {}: {e:#}", print_file.display())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(
+        clippy::unwrap_used,
+        reason = "test code: a panic is the failure report"
+    )]
+
+    use super::batch_inputs;
+
+    #[test]
+    fn inputs_are_a_folder_s_videos_a_file_or_a_glob_over_names() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a.mp4", "b.MOV", "c.txt", "d.mp4", "e [1].mp4"] {
+            std::fs::write(dir.path().join(name), b"").unwrap();
+        }
+        let names = |spec: &str| -> Vec<String> {
+            batch_inputs(spec)
+                .unwrap()
+                .iter()
+                .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        let root = dir.path().display().to_string();
+        assert_eq!(names(&root), ["a.mp4", "b.MOV", "d.mp4", "e [1].mp4"]);
+        assert_eq!(
+            names(&format!("{root}/*.mp4")),
+            ["a.mp4", "d.mp4", "e [1].mp4"]
+        );
+        assert_eq!(names(&format!("{root}/?.mp4")), ["a.mp4", "d.mp4"]);
+        assert_eq!(names(&format!("{root}/[ab].*")), ["a.mp4", "b.MOV"]);
+        assert_eq!(names(&format!("{root}/{{a,c}}.*")), ["a.mp4", "c.txt"]);
+        // A file whose name looks like a pattern is that file.
+        assert_eq!(names(&format!("{root}/e [1].mp4")), ["e [1].mp4"]);
+        assert!(batch_inputs(&format!("{root}/[a.mp4")).is_err());
+        assert!(batch_inputs(&format!("{root}/none.mp4")).is_err());
     }
 }
