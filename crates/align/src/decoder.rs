@@ -55,10 +55,7 @@ impl Decoder {
         // PocketSphinx exits the process on some load failures; check the files first.
         for path in [hmm.join("mdef"), hmm.join("means"), dict.to_path_buf()] {
             if !path.is_file() {
-                return Err(Error::Model {
-                    path,
-                    detail: "missing; run scripts/setup-pocketsphinx (make setup does)".into(),
-                });
+                return Err(Error::ModelMissing { path });
             }
         }
         let hmm_c = c_string("model path", path_str(hmm)?)?;

@@ -1,5 +1,7 @@
 use std::path::PathBuf;
 
+use caption_core::ErrorCode;
+
 /// Everything that can go wrong while loading the aligner's models or aligning.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -22,6 +24,13 @@ pub enum Error {
         path: PathBuf,
         /// What is wrong with it.
         detail: String,
+    },
+
+    /// A model file is not installed (`scripts/setup-pocketsphinx` installs them).
+    #[error("model file {path} is missing; run scripts/setup-pocketsphinx (make setup does)")]
+    ModelMissing {
+        /// Where it was looked for.
+        path: PathBuf,
     },
 
     /// Neither `$CAPTIONS_MODELS` nor `$HOME` is set, so there is no models folder.
@@ -50,3 +59,47 @@ pub enum Error {
 
 /// Result of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// The stable code of this error: a model file that is not there is `model_missing` (the
+    /// files the aligner opens are all models); words with nothing to say, or a word no
+    /// pronunciation can be found for, are the caller's (`invalid_request`); the rest is
+    /// `internal`.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::ModelMissing { .. } => ErrorCode::ModelMissing,
+            Self::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                ErrorCode::ModelMissing
+            }
+            Self::Unpronounceable { .. } | Self::NothingToAlign => ErrorCode::InvalidRequest,
+            Self::Io { .. } | Self::Model { .. } | Self::NoModelsDir | Self::Decoder { .. } => {
+                ErrorCode::Internal
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_model_files_are_model_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let error = crate::Aligner::open(&crate::AlignerModels::in_folder(dir.path())).unwrap_err();
+        assert!(matches!(error, Error::ModelMissing { .. }), "{error:?}");
+        assert_eq!(error.code(), ErrorCode::ModelMissing);
+
+        let error = crate::G2p::open(&dir.path().join("g2p.npz")).unwrap_err();
+        assert_eq!(error.code(), ErrorCode::ModelMissing, "{error}");
+    }
+
+    #[test]
+    fn a_model_file_that_is_not_one_is_internal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g2p.npz");
+        std::fs::write(&path, b"not a zip").unwrap();
+        let error = crate::G2p::open(&path).unwrap_err();
+        assert_eq!(error.code(), ErrorCode::Internal, "{error}");
+    }
+}

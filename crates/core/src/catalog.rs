@@ -2,7 +2,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::{Config, Template, TemplateSummary, ValidationErrors};
+use crate::{Config, ErrorCode, Template, TemplateSummary, ValidationErrors};
 
 /// The built-in templates, one JSON data file each, compiled in so the binary needs no data
 /// folder. The first is the default.
@@ -79,6 +79,21 @@ pub enum CatalogError {
         source_name: String,
         errors: ValidationErrors,
     },
+}
+
+impl CatalogError {
+    /// The stable code of this error: a missing folder is [`ErrorCode::NotFound`], one that
+    /// cannot be read the machine's fault ([`ErrorCode::Internal`]), a template that is not
+    /// JSON or breaks a rule the caller's ([`ErrorCode::InvalidRequest`]).
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                ErrorCode::NotFound
+            }
+            Self::Io { .. } => ErrorCode::Internal,
+            Self::Json { .. } | Self::Invalid { .. } => ErrorCode::InvalidRequest,
+        }
+    }
 }
 
 /// The caption style templates: the built-in ones, plus any from a user folder, which add to
@@ -221,6 +236,23 @@ mod tests {
         let catalog = Catalog::builtin().unwrap();
         assert!(catalog.templates().len() >= 12);
         assert!(catalog.get(Catalog::DEFAULT_ID).is_some());
+    }
+
+    #[test]
+    fn error_codes_tell_a_missing_folder_from_a_bad_template() {
+        let dir = std::env::temp_dir().join(format!("caption-core-catalog-{}", std::process::id()));
+        let missing = Catalog::builtin()
+            .unwrap()
+            .with_folder(&dir.join("missing"));
+        assert_eq!(missing.unwrap_err().code(), ErrorCode::NotFound);
+
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("broken.json"), "{ not json").unwrap();
+        let broken = Catalog::builtin().unwrap().with_folder(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let broken = broken.unwrap_err();
+        assert!(matches!(broken, CatalogError::Json { .. }), "{broken:?}");
+        assert_eq!(broken.code(), ErrorCode::InvalidRequest);
     }
 
     #[test]

@@ -53,6 +53,8 @@ pub enum ErrorCode {
     ModelMissing,
     /// The call was cancelled.
     Cancelled,
+    /// The object store (disk or bucket) is unreachable or failing; the call may work later.
+    StorageUnavailable,
     /// Anything else: a fault of the machine or of the engine, not of the input.
     Internal,
 }
@@ -78,6 +80,7 @@ impl ErrorCode {
             Self::UnsupportedLanguage => "unsupported_language",
             Self::ModelMissing => "model_missing",
             Self::Cancelled => "cancelled",
+            Self::StorageUnavailable => "storage_unavailable",
             Self::Internal => "internal",
         }
     }
@@ -86,5 +89,51 @@ impl ErrorCode {
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{SubtitleFormat, import_words};
+
+    #[test]
+    fn codes_are_unique_snake_case() {
+        let all = [
+            ErrorCode::InvalidRequest,
+            ErrorCode::NotFound,
+            ErrorCode::AlreadyFinished,
+            ErrorCode::Busy,
+            ErrorCode::InputNotFound,
+            ErrorCode::UnreadableInput,
+            ErrorCode::NoAudio,
+            ErrorCode::NoVideo,
+            ErrorCode::NotAVideo,
+            ErrorCode::UnsupportedLanguage,
+            ErrorCode::ModelMissing,
+            ErrorCode::Cancelled,
+            ErrorCode::StorageUnavailable,
+            ErrorCode::Internal,
+        ];
+        let names: std::collections::BTreeSet<&str> = all.iter().map(|c| c.as_str()).collect();
+        assert_eq!(names.len(), all.len());
+        for name in names {
+            assert!(
+                name.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_subtitle_file_the_caller_must_fix_is_an_invalid_request() {
+        let error = import_words(
+            "1\n00:00:0x,000 --> 00:00:01,000\nhello\n",
+            SubtitleFormat::Srt,
+        )
+        .unwrap_err();
+        assert_eq!(ErrorCode::from(error.code()), ErrorCode::InvalidRequest);
+        let error = import_words("hello", SubtitleFormat::Text).unwrap_err();
+        assert_eq!(ErrorCode::from(error.code()), ErrorCode::InvalidRequest);
     }
 }

@@ -78,29 +78,25 @@ impl Error {
     /// assert_eq!(error.code().as_str(), "busy");
     /// ```
     pub fn code(&self) -> ErrorCode {
-        use caption_media::Error as M;
-        use caption_transcribe::Error as T;
         match self {
-            Self::Invalid(_) | Self::Subtitles(_) => ErrorCode::InvalidRequest,
+            Self::Invalid(_) => ErrorCode::InvalidRequest,
             Self::NotFound { .. } => ErrorCode::NotFound,
             Self::Finished { .. } => ErrorCode::AlreadyFinished,
             Self::Busy(_) => ErrorCode::Busy,
-            Self::Media(M::NoAudio { .. }) => ErrorCode::NoAudio,
-            Self::Media(M::NoVideo { .. }) => ErrorCode::NoVideo,
-            Self::Media(M::StillImage { .. }) => ErrorCode::NotAVideo,
-            Self::Media(M::Unreadable { .. } | M::Decode { .. }) => ErrorCode::UnreadableInput,
-            Self::Media(M::NotFound { .. }) => ErrorCode::InputNotFound,
-            Self::Media(M::Cancelled { .. }) | Self::Transcribe(T::Cancelled) => {
-                ErrorCode::Cancelled
-            }
-            Self::Transcribe(T::InvalidLanguage { .. } | T::LanguageNotSupported { .. }) => {
-                ErrorCode::UnsupportedLanguage
-            }
-            Self::Transcribe(T::ModelMissing { .. }) => ErrorCode::ModelMissing,
+            Self::Media(e) => e.code(),
+            Self::Transcribe(e) => e.code(),
+            // What the engine reads from storage is the caller's input (an upload, a job's
+            // words), so a missing object is a missing input.
             #[cfg(feature = "service")]
-            Self::Storage(caption_store::Error::NotFound { .. }) => ErrorCode::InputNotFound,
-            Self::Fonts(caption_fonts::Error::UnknownLanguage { .. }) => ErrorCode::InvalidRequest,
-            _ => ErrorCode::Internal,
+            Self::Storage(e) => match e.code() {
+                ErrorCode::NotFound => ErrorCode::InputNotFound,
+                code => code,
+            },
+            #[cfg(feature = "service")]
+            Self::Jobs(e) => e.code(),
+            Self::Subtitles(e) => e.code().into(),
+            Self::Fonts(e) => e.code(),
+            Self::Io { .. } | Self::Internal(_) => ErrorCode::Internal,
         }
     }
 
@@ -109,6 +105,8 @@ impl Error {
     pub fn public_message(&self) -> String {
         match self.code() {
             ErrorCode::Internal => "the server could not complete the request".to_owned(),
+            // Backend details (hosts, addresses) go to the log.
+            ErrorCode::StorageUnavailable => "storage is unavailable; retry later".to_owned(),
             ErrorCode::ModelMissing => "the speech model is not installed on the server".to_owned(),
             _ => match self {
                 // Paths of server-side temporary files mean nothing to the client.

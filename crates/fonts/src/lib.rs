@@ -57,3 +57,33 @@ pub enum Error {
 
 /// Result of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// The stable code of this error: a language code fontconfig does not know is the caller's
+    /// (`invalid_request`), a family that is not installed `not_found`, fontconfig failing
+    /// `internal`.
+    pub fn code(&self) -> caption_core::ErrorCode {
+        use caption_core::ErrorCode;
+        match self {
+            Self::UnknownLanguage { .. } => ErrorCode::InvalidRequest,
+            Self::FamilyNotFound { .. } => ErrorCode::NotFound,
+            Self::Init | Self::Query { .. } => ErrorCode::Internal,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use caption_core::ErrorCode;
+
+    use super::*;
+
+    #[test]
+    fn codes_say_whose_mistake_it_is() {
+        let fonts = FontLibrary::new().unwrap();
+        let error = fonts.families(Some("not a language")).unwrap_err();
+        assert_eq!(error.code(), ErrorCode::InvalidRequest, "{error}");
+        let error = fonts.resolve("No Such Family Anywhere", 400).unwrap_err();
+        assert_eq!(error.code(), ErrorCode::NotFound, "{error}");
+    }
+}

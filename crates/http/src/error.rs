@@ -24,6 +24,20 @@ pub enum Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+impl Error {
+    /// The stable code of this error: a configuration that cannot work is `invalid_request`,
+    /// the engine's, storage's and job store's errors keep their own codes.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::Config(_) => ErrorCode::InvalidRequest,
+            Self::Io { .. } => ErrorCode::Internal,
+            Self::Engine(error) => error.code(),
+            Self::Storage(error) => error.code(),
+            Self::Jobs(error) => error.code(),
+        }
+    }
+}
+
 /// One problem of a 422: the field's path and the rule it breaks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FieldProblem {
@@ -139,38 +153,37 @@ impl ApiError {
 
 impl From<caption_engine::Error> for ApiError {
     fn from(error: caption_engine::Error) -> Self {
-        use caption_engine::Error as E;
-        let status = match &error {
-            E::Invalid(errors) => return Self::invalid(errors),
-            E::NotFound { .. } => StatusCode::NOT_FOUND,
-            E::Finished { .. } => StatusCode::CONFLICT,
-            E::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
+        if let caption_engine::Error::Invalid(errors) = &error {
+            return Self::invalid(errors);
+        }
+        let code = error.code();
+        let status = match code {
+            ErrorCode::NotFound | ErrorCode::InputNotFound => StatusCode::NOT_FOUND,
+            ErrorCode::AlreadyFinished => StatusCode::CONFLICT,
+            ErrorCode::Busy => StatusCode::TOO_MANY_REQUESTS,
             // The object store is unreachable or failing: the request may work later.
-            E::Storage(caption_store::Error::Backend { .. }) => {
+            ErrorCode::StorageUnavailable => {
                 tracing::error!(%error, "storage backend failed");
                 return Self::new(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "unavailable",
-                    "storage is unavailable; retry later",
+                    error.public_message(),
                 );
             }
-            E::Storage(caption_store::Error::NotFound { .. }) => StatusCode::NOT_FOUND,
-            _ => match error.code() {
-                // The caller's file is not usable media, or asks for what the model lacks.
-                ErrorCode::NoAudio
-                | ErrorCode::NoVideo
-                | ErrorCode::NotAVideo
-                | ErrorCode::UnreadableInput
-                | ErrorCode::UnsupportedLanguage => StatusCode::UNPROCESSABLE_ENTITY,
-                ErrorCode::ModelMissing | ErrorCode::Cancelled => StatusCode::SERVICE_UNAVAILABLE,
-                _ => {
-                    tracing::error!(%error, "request failed");
-                    return Self::internal();
-                }
-            },
+            // The caller's file is not usable media, or asks for what the model lacks.
+            ErrorCode::NoAudio
+            | ErrorCode::NoVideo
+            | ErrorCode::NotAVideo
+            | ErrorCode::UnreadableInput
+            | ErrorCode::UnsupportedLanguage => StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::ModelMissing | ErrorCode::Cancelled => StatusCode::SERVICE_UNAVAILABLE,
+            _ => {
+                tracing::error!(%error, "request failed");
+                return Self::internal();
+            }
         };
         // The interface names one code for every missing thing.
-        let code = match error.code() {
+        let code = match code {
             ErrorCode::InputNotFound => ErrorCode::NotFound,
             other => other,
         }

@@ -36,3 +36,29 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// The stable code of this error: always `internal`, since every failure of a job store is
+    /// the machine's (its database), never the caller's; an unknown job is `Ok(None)`, not an
+    /// error. The method is here so that every crate's error answers the same question.
+    pub fn code(&self) -> caption_core::ErrorCode {
+        match self {
+            Self::Database { .. } | Self::Corrupt { .. } | Self::Task(_) => {
+                caption_core::ErrorCode::Internal
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_database_that_cannot_be_opened_is_internal() {
+        let dir = tempfile::tempdir().unwrap();
+        // A folder where the database file should be.
+        let error = EmbeddedJobStore::open(dir.path()).unwrap_err();
+        assert_eq!(error.code(), caption_core::ErrorCode::Internal, "{error}");
+    }
+}

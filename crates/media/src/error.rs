@@ -1,5 +1,7 @@
 use std::path::PathBuf;
 
+use caption_core::ErrorCode;
+
 /// Everything that can go wrong in `caption-media`. Each variant names the file it concerns.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -91,3 +93,51 @@ pub enum Error {
 
 /// The result type of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// The stable code of this error. What is wrong with the input file is the caller's
+    /// (`input_not_found`, `unreadable_input`, `no_audio`, `no_video`, `not_a_video`), as is an
+    /// output path no container fits (`invalid_request`); failing to encode or write, and an
+    /// overlay the program made wrong, are `internal`.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::NotFound { .. } => ErrorCode::InputNotFound,
+            Self::Unreadable { .. } | Self::Decode { .. } => ErrorCode::UnreadableInput,
+            Self::NoAudio { .. } => ErrorCode::NoAudio,
+            Self::NoVideo { .. } => ErrorCode::NoVideo,
+            Self::StillImage { .. } => ErrorCode::NotAVideo,
+            Self::UnsupportedOutput { .. } => ErrorCode::InvalidRequest,
+            Self::Cancelled { .. } => ErrorCode::Cancelled,
+            Self::Encode { .. } | Self::InvalidOverlay { .. } | Self::Io { .. } => {
+                ErrorCode::Internal
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probe_codes_name_what_is_wrong_with_the_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = crate::probe(dir.path().join("missing.mp4")).unwrap_err();
+        assert_eq!(missing.code(), ErrorCode::InputNotFound, "{missing}");
+
+        let text = dir.path().join("notes.mp4");
+        std::fs::write(&text, "these are not moving pictures\n".repeat(100)).unwrap();
+        let unreadable = crate::probe(&text).unwrap_err();
+        assert_eq!(
+            unreadable.code(),
+            ErrorCode::UnreadableInput,
+            "{unreadable}"
+        );
+    }
+
+    #[test]
+    fn an_output_no_container_fits_is_the_callers_to_fix() {
+        let error = crate::check_output(std::path::Path::new("out.unknown-extension")).unwrap_err();
+        assert_eq!(error.code(), ErrorCode::InvalidRequest, "{error}");
+    }
+}

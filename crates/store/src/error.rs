@@ -1,5 +1,7 @@
 use std::path::PathBuf;
 
+use caption_core::ErrorCode;
+
 /// Everything that can go wrong in `caption-store`, with the object key or path it concerns.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -73,6 +75,26 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// The stable code of this error: a missing object is `not_found`; a key, size or range the
+    /// caller got wrong is `invalid_request`; the backend failing (disk or bucket unreachable)
+    /// is `storage_unavailable`, so that a caller may try again later; a store that cannot be
+    /// set up, a taken key (keys are fresh) and a failing upload body are `internal`.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::NotFound { .. } => ErrorCode::NotFound,
+            Self::InvalidKey { .. }
+            | Self::TooLarge { .. }
+            | Self::TooSmall { .. }
+            | Self::RangeNotSatisfiable { .. } => ErrorCode::InvalidRequest,
+            Self::Backend { .. } => ErrorCode::StorageUnavailable,
+            Self::AlreadyExists { .. }
+            | Self::Body { .. }
+            | Self::Config(_)
+            | Self::DataDir { .. }
+            | Self::Secret { .. } => ErrorCode::Internal,
+        }
+    }
+
     /// Maps an object_store error for `key` into ours, keeping the cases callers act on.
     pub(crate) fn from_object_store(key: &str, error: object_store::Error) -> Self {
         match error {
@@ -88,5 +110,46 @@ impl Error {
                 source: Box::new(other),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures_util::StreamExt as _;
+
+    use super::*;
+    use crate::{GetOptions, LinkOptions, LocalStorage, ObjectKey, PutOptions, Storage as _};
+
+    #[tokio::test]
+    async fn codes_of_local_storage_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let store =
+            LocalStorage::open(dir.path(), "http://127.0.0.1:1", LinkOptions::default()).unwrap();
+
+        let bad_key = ObjectKey::parse("../etc/passwd").unwrap_err();
+        assert_eq!(bad_key.code(), ErrorCode::InvalidRequest, "{bad_key}");
+
+        let key = ObjectKey::new_upload("clip.mp4");
+        let missing = store.get(&key, GetOptions::default()).await.unwrap_err();
+        assert_eq!(missing.code(), ErrorCode::NotFound, "{missing}");
+
+        let body = futures_util::stream::iter([Ok(bytes::Bytes::from_static(b"0123456789"))]);
+        let too_large = store
+            .put(&key, body.boxed(), PutOptions::size_range(1, 4))
+            .await
+            .unwrap_err();
+        assert_eq!(too_large.code(), ErrorCode::InvalidRequest, "{too_large}");
+    }
+
+    #[test]
+    fn a_failing_backend_is_storage_unavailable() {
+        let error = Error::from_object_store(
+            "uploads/x",
+            object_store::Error::Generic {
+                store: "S3",
+                source: "connection refused".into(),
+            },
+        );
+        assert_eq!(error.code(), ErrorCode::StorageUnavailable);
     }
 }

@@ -1,5 +1,7 @@
 use std::path::PathBuf;
 
+use caption_core::ErrorCode;
+
 /// Everything that can go wrong while installing a model or transcribing.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -136,6 +138,31 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// The stable code of this error: a model name that is not one of the known models is
+    /// `invalid_request`, a known one not installed `model_missing`; a language whisper does not
+    /// know, or the model does not speak, `unsupported_language`; audio that cannot be read or
+    /// holds non-finite samples `unreadable_input`; installing, loading or running the model
+    /// failing is `internal`.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::UnknownModel { .. } => ErrorCode::InvalidRequest,
+            Self::ModelMissing { .. } => ErrorCode::ModelMissing,
+            Self::InvalidLanguage { .. } | Self::LanguageNotSupported { .. } => {
+                ErrorCode::UnsupportedLanguage
+            }
+            Self::NonFiniteAudio { .. } | Self::AudioSource { .. } => ErrorCode::UnreadableInput,
+            Self::Cancelled => ErrorCode::Cancelled,
+            Self::NoModelsDir
+            | Self::Io { .. }
+            | Self::Command { .. }
+            | Self::Wheel { .. }
+            | Self::Ct2Format { .. }
+            | Self::Check { .. }
+            | Self::ModelLoad { .. }
+            | Self::Whisper { .. } => ErrorCode::Internal,
+        }
+    }
+
     pub(crate) fn io(
         action: &'static str,
         path: impl Into<PathBuf>,
@@ -153,5 +180,26 @@ impl Error {
             action,
             detail: e.to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_model_name_is_the_callers_to_fix() {
+        let error = crate::model_file_name("no-such-model").unwrap_err();
+        assert!(matches!(error, Error::UnknownModel { .. }), "{error:?}");
+        assert_eq!(error.code(), ErrorCode::InvalidRequest);
+    }
+
+    #[test]
+    fn a_model_file_whisper_cannot_load_is_internal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ggml-broken.bin");
+        std::fs::write(&path, b"not a ggml model").unwrap();
+        let error = crate::WhisperTranscriber::open(&path).unwrap_err();
+        assert_eq!(error.code(), ErrorCode::Internal, "{error}");
     }
 }

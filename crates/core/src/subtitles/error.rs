@@ -61,6 +61,20 @@ impl SubtitleErrorCode {
     }
 }
 
+impl From<SubtitleErrorCode> for crate::ErrorCode {
+    /// A file that cannot be read or has no times is the caller's to fix
+    /// ([`InvalidRequest`](crate::ErrorCode::InvalidRequest)); a built-in style that cannot be
+    /// loaded is not ([`Internal`](crate::ErrorCode::Internal)).
+    fn from(code: SubtitleErrorCode) -> Self {
+        match code {
+            SubtitleErrorCode::BadTime
+            | SubtitleErrorCode::EndsBeforeStart
+            | SubtitleErrorCode::Untimed => Self::InvalidRequest,
+            SubtitleErrorCode::NoStyle => Self::Internal,
+        }
+    }
+}
+
 impl SubtitleError {
     /// What kind of error this is.
     pub fn code(&self) -> SubtitleErrorCode {
