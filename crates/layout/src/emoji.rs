@@ -181,12 +181,21 @@ impl EmojiLexicon {
         self.by_language.values().map(HashMap::len).sum()
     }
 
+    /// Whether the lexicon has no keyword.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }
 
 /// The emoji shown with an English word: the explicit one if given, else the lexicon's.
+///
+/// ```
+/// use caption_layout::emoji_for_word;
+///
+/// assert_eq!(emoji_for_word(None, "pizza").as_deref(), Some("🍕"));
+/// assert_eq!(emoji_for_word(Some("🔥"), "pizza").as_deref(), Some("🔥"));
+/// assert_eq!(emoji_for_word(None, "the"), None);
+/// ```
 pub fn emoji_for_word(explicit: Option<&str>, bare_word: &str) -> Option<String> {
     emoji_for_word_in("en", explicit, bare_word)
 }

@@ -6,22 +6,41 @@ use caption_core::ErrorCode;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// A font file could not be read.
     #[error("cannot read font file {path}: {source}")]
     FontIo {
+        /// The file.
         path: PathBuf,
+        /// The system's error.
         source: std::io::Error,
     },
+    /// A font file was read but the face is not one the shaper can use.
     #[error("font file {path} (face {index}) is not a usable font")]
-    FontParse { path: PathBuf, index: u32 },
+    FontParse {
+        /// The file.
+        path: PathBuf,
+        /// The face index in the file.
+        index: u32,
+    },
+    /// No face of the family is known to the font source.
     #[error("no font found for family {family:?} at weight {weight}")]
-    NoFont { family: String, weight: u16 },
+    NoFont {
+        /// The family asked for.
+        family: String,
+        /// The CSS weight asked for (100–900).
+        weight: u16,
+    },
+    /// A fonts folder could not be listed.
     #[error("cannot list font folder {path}: {source}")]
     FontDir {
+        /// The folder.
         path: PathBuf,
+        /// The system's error.
         source: std::io::Error,
     },
 }
 
+/// Result of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

@@ -10,7 +10,9 @@ use crate::{Error, Result};
 /// One face of a font file (`index` selects the face of a `.ttc` collection).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FontFile {
+    /// The font file (`.ttf`, `.otf` or `.ttc`).
     pub path: PathBuf,
+    /// Face index in the file; 0 for single-face files.
     pub index: u32,
 }
 
@@ -28,18 +30,30 @@ pub trait FontSource: Send + Sync + Debug {
 /// A loaded face: the file's bytes and the metrics layout needs.
 #[derive(Debug)]
 pub struct FontData {
+    /// Where the face was loaded from.
     pub file: FontFile,
     bytes: Arc<[u8]>,
+    /// The typographic family name (empty when the face names none).
     pub family: String,
+    /// The face's CSS weight (100–900).
     pub weight: u16,
+    /// Font units per em: glyph coordinates are divided by this to get ems.
     pub units_per_em: f32,
+    /// Height above the baseline, font units (positive).
     pub ascender: f32,
+    /// Depth below the baseline, font units (negative, as the font stores it).
     pub descender: f32,
     /// The face draws glyphs as color bitmaps (CBDT or sbix), not outlines.
     pub is_color: bool,
 }
 
 impl FontData {
+    /// Reads and parses one face of a font file.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::FontIo`] when the file cannot be read, [`Error::FontParse`] when the face is not
+    /// a font.
     pub fn load(file: &FontFile) -> Result<Arc<Self>> {
         let bytes: Arc<[u8]> = std::fs::read(&file.path)
             .map_err(|source| Error::FontIo {
@@ -50,6 +64,11 @@ impl FontData {
         Self::from_bytes(file.clone(), &bytes)
     }
 
+    /// Parses face `file.index` of `bytes` (the contents of `file.path`), sharing the bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::FontParse`] when the face is not a font.
     pub fn from_bytes(file: FontFile, bytes: &Arc<[u8]>) -> Result<Arc<Self>> {
         let parse_err = || Error::FontParse {
             path: file.path.clone(),
@@ -75,6 +94,7 @@ impl FontData {
         }))
     }
 
+    /// The whole font file, for a rasterizer to parse.
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
     }
@@ -84,6 +104,7 @@ impl FontData {
         ttf_parser::Face::parse(&self.bytes, self.file.index).ok()
     }
 
+    /// Whether the face has a glyph for `ch`.
     pub fn has_char(&self, ch: char) -> bool {
         self.face().is_some_and(|f| f.glyph_index(ch).is_some())
     }
@@ -114,6 +135,23 @@ pub struct DirFonts {
 
 impl DirFonts {
     /// Loads every face of every font file in `dir`, in file-name order.
+    ///
+    /// ```
+    /// use caption_layout::{DirFonts, FontSource};
+    ///
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/fonts");
+    /// let fonts = DirFonts::open(dir.as_ref())?;
+    /// let black = fonts.resolve("Inter", 900)?;
+    /// assert!(black.path.ends_with("Inter-Black.otf"));
+    /// let kana = fonts.fallback_for('か', 400).expect("a Japanese face in the folder");
+    /// assert!(kana.path.ends_with("sawarabi-gothic-medium.ttf"));
+    /// # Ok::<(), caption_layout::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::FontDir`] when the folder cannot be listed, [`Error::FontIo`] or
+    /// [`Error::FontParse`] for a font file in it.
     pub fn open(dir: &Path) -> Result<Self> {
         let entries = std::fs::read_dir(dir).map_err(|source| Error::FontDir {
             path: dir.to_owned(),
@@ -155,6 +193,7 @@ impl DirFonts {
         self
     }
 
+    /// Every face loaded, in file-name order.
     pub fn faces(&self) -> &[Arc<FontData>] {
         &self.faces
     }

@@ -5,6 +5,35 @@
 //! Layout is pure and deterministic: it measures text through the [`Measure`] trait, which
 //! [`Shaper`] implements with real fonts (rustybuzz shaping, per-glyph fallback) and
 //! [`MonoMeasure`] with a fixed advance for tests.
+//!
+//! ```
+//! use caption_core::{Catalog, Word};
+//! use caption_layout::{FrameSize, MonoMeasure, Timeline, Visibility};
+//!
+//! let words = [
+//!     Word::new(0.0, 0.5, "One"),
+//!     Word::new(0.5, 1.0, "small"),
+//!     Word::new(1.0, 1.5, "step."),
+//! ];
+//! let style = Catalog::builtin()?.default_config().clone();
+//! let frame = FrameSize::new(1080, 1920);
+//! let timeline = Timeline::build(&words, &style, frame, &MonoMeasure::default());
+//!
+//! assert_eq!(timeline.words.len(), 3);
+//! assert!(timeline.words.iter().all(|w| w.rect.right() <= frame.width_px as f32));
+//! let state = timeline.state_at(0.7);
+//! let active: Vec<usize> = state
+//!     .words
+//!     .iter()
+//!     .filter(|w| w.visibility == Visibility::Active)
+//!     .map(|w| w.word)
+//!     .collect();
+//! assert_eq!(active, [1], "\"small\" is being spoken at 0.7 s");
+//! assert!(timeline.state_at(60.0).is_empty());
+//! # Ok::<(), caption_core::CatalogError>(())
+//! ```
+
+#![warn(missing_docs)]
 
 mod breaks;
 mod emoji;

@@ -17,9 +17,13 @@ pub type FaceId = u16;
 /// (y grows downwards).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlacedGlyph {
+    /// The face the glyph comes from, in the shaper's face list.
     pub face: FaceId,
+    /// The glyph in that face.
     pub glyph_id: u16,
+    /// Pen position from the text's left edge, pixels.
     pub x_px: f32,
+    /// Offset from the baseline, pixels (down is positive).
     pub y_px: f32,
     /// Byte offset in the text of the first character this glyph draws.
     pub cluster: u32,
@@ -28,9 +32,13 @@ pub struct PlacedGlyph {
 /// A shaped text at one font size; glyphs are in visual order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ShapedText {
+    /// The glyphs, left to right.
     pub glyphs: Vec<PlacedGlyph>,
+    /// Advance width of the whole text, pixels.
     pub width_px: f32,
+    /// The size it was shaped at, pixels per em.
     pub font_px: f32,
+    /// The text runs right to left (Arabic, Hebrew).
     pub rtl: bool,
 }
 
@@ -101,6 +109,7 @@ impl Shaper {
         self.lock().faces.clone()
     }
 
+    /// The face of the requested family and weight (or the fallback for a Latin letter).
     pub fn primary(&self) -> Arc<FontData> {
         self.lock().faces[usize::from(PRIMARY)].clone()
     }
@@ -136,7 +145,23 @@ impl Shaper {
         self.cache.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Shapes `text` at `font_px`.
+    /// Shapes `text` at `font_px`, each character from the primary face when it has the glyph,
+    /// else from the source's fallback face for it.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    ///
+    /// use caption_layout::{DirFonts, Shaper};
+    ///
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/fonts");
+    /// let shaper = Shaper::new(Arc::new(DirFonts::open(dir.as_ref())?), "Inter", 700)?;
+    /// let hello = shaper.shape("Hello", 64.0);
+    /// assert_eq!(hello.glyphs.len(), 5);
+    /// assert!(hello.width_px > 64.0 && hello.width_px < 5.0 * 64.0, "{}", hello.width_px);
+    /// let mixed = shaper.shape("Hiかな", 64.0);
+    /// assert!(mixed.glyphs[2].face != mixed.glyphs[0].face, "kana from a fallback face");
+    /// # Ok::<(), caption_layout::Error>(())
+    /// ```
     pub fn shape(&self, text: &str, font_px: f32) -> Arc<ShapedText> {
         let key = (text.to_owned(), font_px.to_bits());
         if let Some(hit) = self.lock().shaped.get(&key) {

@@ -28,11 +28,17 @@ const SOFT_SHADOW: Color = Color::rgba(0, 0, 0, 170);
 /// at `origin + (p - origin) * scale + (dx, dy)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Transform {
+    /// Scaling origin, x, in 1/64 px.
     pub origin_x_q: i32,
+    /// Scaling origin, y, in 1/64 px.
     pub origin_y_q: i32,
+    /// Scale in thousandths (1000 is unscaled).
     pub scale_milli: u32,
+    /// Horizontal move, 1/64 px.
     pub dx_q: i32,
+    /// Vertical move, 1/64 px (down is positive).
     pub dy_q: i32,
+    /// Opacity, 0 (invisible) to 255.
     pub opacity: u8,
 }
 
@@ -43,6 +49,7 @@ impl Default for Transform {
 }
 
 impl Transform {
+    /// No move, no scale, fully opaque.
     pub const IDENTITY: Self = Self {
         origin_x_q: 0,
         origin_y_q: 0,
@@ -63,6 +70,7 @@ impl Transform {
         }
     }
 
+    /// The scale factor (1.0 is unscaled).
     pub fn scale(&self) -> f32 {
         self.scale_milli as f32 / 1000.0
     }
@@ -77,6 +85,7 @@ impl Transform {
         )
     }
 
+    /// Where the rectangle `r` lands (scaled about the origin, then moved).
     pub fn apply_rect(&self, r: &RectPx) -> RectPx {
         let (x, y) = self.apply(r.x, r.y);
         let s = self.scale();
@@ -88,6 +97,7 @@ impl Transform {
         }
     }
 
+    /// Fully transparent or scaled to nothing: nothing to draw.
     pub fn is_invisible(&self) -> bool {
         self.opacity == 0 || self.scale_milli == 0
     }
@@ -109,11 +119,17 @@ pub enum Visibility {
 /// One drawn word.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct WordState {
+    /// Index of the word in [`Timeline::words`].
     pub word: usize,
+    /// Where the word is in the speech.
     pub visibility: Visibility,
+    /// Fill color of the text.
     pub text_color: Color,
+    /// Outline color, `None` without an outline.
     pub stroke_color: Option<Color>,
+    /// Shadow color, `None` without a shadow.
     pub shadow_color: Option<Color>,
+    /// The effect's move, scale and fade.
     pub transform: Transform,
     /// TYPEWRITER: only the glyphs of the first `n` bytes of the text show.
     pub visible_bytes: Option<u32>,
@@ -121,6 +137,7 @@ pub struct WordState {
     pub effect_milli: u16,
 }
 
+/// What a [`BoxState`] is drawn behind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BoxKind {
     /// `backgroundColor` behind one word (effectMode WORD).
@@ -134,17 +151,26 @@ pub enum BoxKind {
 /// A rounded box.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct BoxState {
+    /// What the box is behind.
     pub kind: BoxKind,
+    /// Left edge, 1/64 px.
     pub x_q: i32,
+    /// Top edge, 1/64 px.
     pub y_q: i32,
+    /// Width, 1/64 px.
     pub w_q: i32,
+    /// Height, 1/64 px.
     pub h_q: i32,
+    /// Corner radius, 1/64 px.
     pub radius_q: i32,
+    /// Fill color.
     pub color: Color,
+    /// The effect's move, scale and fade.
     pub transform: Transform,
 }
 
 impl BoxState {
+    /// The box in pixels, before its transform.
     pub fn rect(&self) -> RectPx {
         RectPx {
             x: q_to_px(self.x_q),
@@ -158,23 +184,33 @@ impl BoxState {
 /// A drawn emoji, centred on its point.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct EmojiState {
+    /// The emoji's text.
     pub emoji: String,
+    /// Centre, x, 1/64 px.
     pub center_x_q: i32,
+    /// Centre, y, 1/64 px.
     pub center_y_q: i32,
+    /// Size (height of the em square), 1/64 px.
     pub size_q: i32,
+    /// The effect's move, scale and fade.
     pub transform: Transform,
 }
 
 /// Everything drawn at one instant, in drawing order (boxes, then words, then emoji).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct FrameState {
+    /// The page on screen, `None` between pages.
     pub page: Option<usize>,
+    /// Background boxes, drawn first.
     pub boxes: Vec<BoxState>,
+    /// Words, drawn over the boxes.
     pub words: Vec<WordState>,
+    /// Emoji, drawn last.
     pub emojis: Vec<EmojiState>,
 }
 
 impl FrameState {
+    /// Nothing is drawn.
     pub fn is_empty(&self) -> bool {
         self.boxes.is_empty() && self.words.is_empty() && self.emojis.is_empty()
     }

@@ -18,6 +18,7 @@ pub trait Measure {
 /// A measurer where every character advances `advance_em` em; for tests and benches.
 #[derive(Debug, Clone, Copy)]
 pub struct MonoMeasure {
+    /// Advance of every character, em (0.6 by default).
     pub advance_em: f32,
 }
 
@@ -40,11 +41,14 @@ impl Measure for MonoMeasure {
 /// Output frame size in pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FrameSize {
+    /// Width, pixels.
     pub width_px: u32,
+    /// Height, pixels.
     pub height_px: u32,
 }
 
 impl FrameSize {
+    /// A frame of `width_px` x `height_px` pixels.
     pub fn new(width_px: u32, height_px: u32) -> Self {
         Self {
             width_px,
@@ -61,25 +65,33 @@ impl FrameSize {
 /// A rectangle in frame pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct RectPx {
+    /// Left edge, pixels from the frame's left.
     pub x: f32,
+    /// Top edge, pixels from the frame's top.
     pub y: f32,
+    /// Width, pixels.
     pub w: f32,
+    /// Height, pixels.
     pub h: f32,
 }
 
 impl RectPx {
+    /// Right edge, `x + w`.
     pub fn right(&self) -> f32 {
         self.x + self.w
     }
 
+    /// Bottom edge, `y + h`.
     pub fn bottom(&self) -> f32 {
         self.y + self.h
     }
 
+    /// The centre point `(x, y)`.
     pub fn center(&self) -> (f32, f32) {
         (self.x + self.w / 2.0, self.y + self.h / 2.0)
     }
 
+    /// The smallest rectangle holding both.
     pub fn union(&self, other: &Self) -> Self {
         let x = self.x.min(other.x);
         let y = self.y.min(other.y);
@@ -91,6 +103,7 @@ impl RectPx {
         }
     }
 
+    /// Grown by `dx` on the left and right and `dy` on the top and bottom (pixels).
     pub fn inflate(&self, dx: f32, dy: f32) -> Self {
         Self {
             x: self.x - dx,
@@ -108,15 +121,21 @@ pub struct LaidWord {
     pub index: usize,
     /// The text drawn (form and case chosen).
     pub text: String,
+    /// When it starts being spoken, seconds.
     pub start_s: f64,
+    /// When it stops, seconds.
     pub end_s: f64,
+    /// Index of its page in [`Timeline::pages`].
     pub page: usize,
+    /// Index of its line in [`Timeline::lines`].
     pub line: usize,
     /// The text's advance box: line top to line bottom, `w` already scaled.
     pub rect: RectPx,
+    /// The baseline, pixels from the frame's top.
     pub baseline_y_px: f32,
     /// Below 1 when the word alone is wider than a line may be and was shrunk to fit.
     pub scale: f32,
+    /// The emoji that goes with the word, if any.
     pub emoji: Option<String>,
     /// Where the word's emoji goes under `displayEmojis: WORD`.
     pub emoji_rect: Option<RectPx>,
@@ -125,7 +144,9 @@ pub struct LaidWord {
 /// A line of a page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LaidLine {
+    /// Its index in [`Timeline::lines`].
     pub index: usize,
+    /// Index of its page in [`Timeline::pages`].
     pub page: usize,
     /// Words in reading (logical) order.
     pub words: Range<usize>,
@@ -133,8 +154,11 @@ pub struct LaidLine {
     pub visual_order: Vec<usize>,
     /// Union of the words' advance boxes.
     pub rect: RectPx,
+    /// The line runs right to left.
     pub rtl: bool,
+    /// Start of its first word, seconds.
     pub start_s: f64,
+    /// End of its last word, seconds.
     pub end_s: f64,
     /// Where the line's emoji goes under `displayEmojis: LINE`.
     pub emoji_rect: Option<RectPx>,
@@ -143,13 +167,17 @@ pub struct LaidLine {
 /// A page: what the screen shows at once.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LaidPage {
+    /// Its index in [`Timeline::pages`].
     pub index: usize,
+    /// Its words, as indices into [`Timeline::words`].
     pub words: Range<usize>,
+    /// Its lines, as indices into [`Timeline::lines`].
     pub lines: Range<usize>,
     /// The caption block (all lines and emoji bands, box padding included).
     pub rect: RectPx,
     /// The page is on screen during `[show_start_s, show_end_s)`.
     pub show_start_s: f64,
+    /// See `show_start_s`.
     pub show_end_s: f64,
     /// Where the page's emoji goes under `displayEmojis: PAGE`.
     pub emoji_rect: Option<RectPx>,
@@ -158,21 +186,35 @@ pub struct LaidPage {
 /// The laid-out captions of a whole video.
 #[derive(Debug, Clone)]
 pub struct Timeline {
+    /// The frame the captions are laid out on.
     pub frame: FrameSize,
+    /// The style.
     pub config: Config,
+    /// Font size on this frame, pixels per em (the config's size scaled to the frame).
     pub font_px: f32,
+    /// Outline width, pixels.
     pub stroke_px: f32,
+    /// Shadow blur radius, pixels.
     pub blur_px: f32,
+    /// Emoji size, pixels (0 when emoji are not shown).
     pub emoji_px: f32,
+    /// Corner radius of the background boxes, pixels.
     pub radius_px: f32,
+    /// Box padding left and right of the text, pixels.
     pub pad_x_px: f32,
+    /// Box padding above and below the text, pixels.
     pub pad_y_px: f32,
+    /// Ascent of the primary face at `font_px`, pixels.
     pub ascent_px: f32,
+    /// Descent of the primary face at `font_px`, pixels (positive).
     pub descent_px: f32,
     /// Widest a line's text may be (max width minus box padding, outline and emoji room).
     pub line_limit_px: f32,
+    /// Every word in time order.
     pub words: Vec<LaidWord>,
+    /// Every line, page by page.
     pub lines: Vec<LaidLine>,
+    /// Every page in time order.
     pub pages: Vec<LaidPage>,
 }
 
