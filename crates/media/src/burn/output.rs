@@ -2,10 +2,10 @@
 //! written to until the burn succeeds.
 
 use std::ffi::CString;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 
 use ffmpeg_next as ffmpeg;
+use tempfile::TempPath;
 
 use crate::ff;
 use crate::{Error, Result};
@@ -50,11 +50,10 @@ pub(crate) fn output_muxer(output: &Path) -> Result<String> {
     }
 }
 
-/// The output while it is written: a hidden file beside the final path (same file system, so
-/// the final rename is atomic), removed on drop unless committed.
+/// The output while it is written: a hidden temporary file beside the final path (same file
+/// system, so persisting it is an atomic rename), removed on drop unless persisted.
 pub(super) struct PartialFile {
-    path: PathBuf,
-    committed: bool,
+    path: TempPath,
 }
 
 impl PartialFile {
@@ -64,24 +63,27 @@ impl PartialFile {
             .and_then(|n| n.to_str())
             .unwrap_or("output.mp4");
         let ext = output.extension().and_then(|e| e.to_str()).unwrap_or("mp4");
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let file = format!(".{name}.partial-{}-{n}.{ext}", std::process::id());
-        let path = output.with_file_name(file);
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
-            && !dir.is_dir()
-        {
-            return Err(Error::Io {
-                path: output.to_owned(),
-                source: std::io::Error::new(
-                    std::io::ErrorKind::NotFound,
-                    "the output folder does not exist",
-                ),
-            });
+        let dir = output
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let io = |source: std::io::Error| Error::Io {
+            path: output.to_owned(),
+            source,
+        };
+        if !dir.is_dir() {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "the output folder does not exist",
+            )));
         }
+        let file = tempfile::Builder::new()
+            .prefix(&format!(".{name}.partial-"))
+            .suffix(&format!(".{ext}"))
+            .tempfile_in(dir)
+            .map_err(io)?;
         Ok(Self {
-            path,
-            committed: false,
+            path: file.into_temp_path(),
         })
     }
 
@@ -89,23 +91,10 @@ impl PartialFile {
         &self.path
     }
 
-    pub(super) fn commit(mut self, output: &Path) -> Result<()> {
-        std::fs::rename(&self.path, output).map_err(|source| Error::Io {
+    pub(super) fn commit(self, output: &Path) -> Result<()> {
+        self.path.persist(output).map_err(|e| Error::Io {
             path: output.to_owned(),
-            source,
-        })?;
-        self.committed = true;
-        Ok(())
-    }
-}
-
-impl Drop for PartialFile {
-    fn drop(&mut self) {
-        if !self.committed
-            && let Err(err) = std::fs::remove_file(&self.path)
-            && err.kind() != std::io::ErrorKind::NotFound
-        {
-            tracing::warn!(path = %self.path.display(), %err, "cannot remove a partial output");
-        }
+            source: e.error,
+        })
     }
 }
