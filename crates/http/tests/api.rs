@@ -397,12 +397,9 @@ async fn transcript_jobs_are_created_and_read() {
     assert!(queued["words"].is_null());
 
     // Work the job through the store as a worker would.
-    let claim = ClaimOptions {
-        worker: "test-worker".into(),
-        lease: std::time::Duration::from_secs(60),
-        max_attempts: 3,
-        kind: caption_jobs::JobKind::Transcribe,
-    };
+    let claim = ClaimOptions::new("test-worker", caption_jobs::JobKind::Transcribe)
+        .lease(std::time::Duration::from_secs(60))
+        .max_attempts(3);
     let job = h.jobs.claim(&claim).await.unwrap().unwrap();
     assert_eq!(job.id, job_id);
     let running = get(&h.app, &format!("/v1/transcript/{job_id}"))

@@ -6,8 +6,9 @@ use caption_core::{JobError, Word};
 
 use crate::{JobKind, JobRecord, JobSpec, Result};
 
-/// How a worker claims jobs.
+/// How a worker claims jobs: `ClaimOptions::new(worker, kind)`, then setters for the rest.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ClaimOptions {
     /// Identifies the worker (process and thread); only the holder may finish the job.
     pub worker: String,
@@ -18,6 +19,39 @@ pub struct ClaimOptions {
     pub max_attempts: u32,
     /// The kind of job this worker runs; it never claims another kind.
     pub kind: JobKind,
+}
+
+impl ClaimOptions {
+    /// Claims of `kind` by `worker`, with a lease of a minute and three attempts per job.
+    pub fn new(worker: impl Into<String>, kind: JobKind) -> Self {
+        Self {
+            worker: worker.into(),
+            lease: Duration::from_secs(60),
+            max_attempts: 3,
+            kind,
+        }
+    }
+
+    /// How long the claim holds without a heartbeat.
+    #[must_use]
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease;
+        self
+    }
+
+    /// Claims a job may have had before it fails with `retries_exhausted`.
+    #[must_use]
+    pub fn max_attempts(mut self, max_attempts: u32) -> Self {
+        self.max_attempts = max_attempts;
+        self
+    }
+
+    /// The kind of job claimed.
+    #[must_use]
+    pub fn kind(mut self, kind: JobKind) -> Self {
+        self.kind = kind;
+        self
+    }
 }
 
 /// Where jobs live. The contract every backend keeps (checked by the conformance suite):

@@ -21,10 +21,7 @@ fn spec(n: usize) -> JobSpec {
 }
 
 fn of_kind(name: &str, lease_ms: u64, kind: JobKind) -> ClaimOptions {
-    ClaimOptions {
-        kind,
-        ..worker(name, lease_ms)
-    }
+    worker(name, lease_ms).kind(kind)
 }
 
 fn hooked(n: usize) -> JobSpec {
@@ -47,12 +44,9 @@ async fn deliveries(store: &Arc<dyn JobStore>) -> Vec<(String, String)> {
 }
 
 fn worker(name: &str, lease_ms: u64) -> ClaimOptions {
-    ClaimOptions {
-        worker: name.into(),
-        lease: Duration::from_millis(lease_ms),
-        max_attempts: 3,
-        kind: JobKind::Transcribe,
-    }
+    ClaimOptions::new(name, JobKind::Transcribe)
+        .lease(Duration::from_millis(lease_ms))
+        .max_attempts(3)
 }
 
 fn words() -> Vec<Word> {

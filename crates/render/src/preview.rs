@@ -67,6 +67,7 @@ const LABEL_PX: u32 = 30;
 
 /// How a contact sheet is laid out.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct SheetOptions {
     /// Tiles per row (4 by default).
     pub columns: u32,
@@ -86,6 +87,36 @@ impl Default for SheetOptions {
             tiles_per_sheet: 100,
             background: Color::rgb(40, 44, 52),
         }
+    }
+}
+
+impl SheetOptions {
+    /// Tiles per row.
+    #[must_use]
+    pub fn columns(mut self, columns: u32) -> Self {
+        self.columns = columns;
+        self
+    }
+
+    /// Width of one tile, pixels.
+    #[must_use]
+    pub fn tile_width_px(mut self, tile_width_px: u32) -> Self {
+        self.tile_width_px = tile_width_px;
+        self
+    }
+
+    /// The most tiles one sheet holds.
+    #[must_use]
+    pub fn tiles_per_sheet(mut self, tiles_per_sheet: usize) -> Self {
+        self.tiles_per_sheet = tiles_per_sheet;
+        self
+    }
+
+    /// Behind the caption in each tile.
+    #[must_use]
+    pub fn background(mut self, background: Color) -> Self {
+        self.background = background;
+        self
     }
 }
 

@@ -456,12 +456,11 @@ fn contact_sheets_are_labelled_and_split() {
     let mut failures = Vec::new();
     let words = spoken("Welcome to the first test of captions.");
     let renderer = CaptionRenderer::new(&words, &base(), FRAME, fonts()).unwrap();
-    let options = SheetOptions {
-        columns: 2,
-        tile_width_px: 120,
-        tiles_per_sheet: 4,
-        background: BACKGROUND,
-    };
+    let options = SheetOptions::default()
+        .columns(2)
+        .tile_width_px(120)
+        .tiles_per_sheet(4)
+        .background(BACKGROUND);
     let sheets = contact_sheets_png(&renderer, fonts(), &options).unwrap();
     // Seven words, four to a sheet: two sheets, none dropped.
     assert_eq!(sheets.len(), 2);

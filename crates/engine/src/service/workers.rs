@@ -79,12 +79,9 @@ impl Engine {
     }
 
     async fn work(&self, kind: JobKind, worker: String, mut stop: watch::Receiver<bool>) {
-        let claim = ClaimOptions {
-            worker: worker.clone(),
-            lease: self.inner.options.lease,
-            max_attempts: self.inner.options.max_attempts,
-            kind,
-        };
+        let claim = ClaimOptions::new(worker.clone(), kind)
+            .lease(self.inner.options.lease)
+            .max_attempts(self.inner.options.max_attempts);
         let submitted = match kind {
             JobKind::Transcribe => &self.inner.job_submitted,
             JobKind::Generate => &self.inner.generate_submitted,
