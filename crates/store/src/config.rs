@@ -10,14 +10,21 @@ use serde::Deserialize;
 pub enum StorageConfig {
     /// Files under `root` (the service's data folder); uploads go through the service's own
     /// upload route, downloads through its signed file route.
-    Local { root: PathBuf },
+    Local {
+        /// The data folder.
+        root: PathBuf,
+    },
     /// Any S3-compatible endpoint, path-style addressing (`{endpoint}/{bucket}/{key}`).
     S3 {
         /// e.g. `https://s3.eu-west-1.amazonaws.com` or `http://127.0.0.1:9000`.
         endpoint: String,
+        /// The bucket's name.
         bucket: String,
+        /// The bucket's region, e.g. `eu-west-1` (any name for servers that ignore it).
         region: String,
+        /// The access key id.
         access_key: String,
+        /// The secret access key (never logged).
         secret_key: String,
         /// Permit a plain-http endpoint (test servers, a private network).
         #[serde(default)]
@@ -78,10 +85,12 @@ impl Default for LinkOptions {
 /// Everything needed to open a [`Storage`](crate::Storage).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct StorageOptions {
+    /// Where the objects live.
     pub backend: StorageConfig,
     /// The service's public origin, e.g. `https://captions.example.com`; local upload and
     /// download links are `{public_base_url}/v1/storage/...`. Unused by S3.
     pub public_base_url: String,
+    /// Lifetimes and size limit of upload descriptors and download links.
     #[serde(default)]
     pub links: LinkOptions,
 }

@@ -8,36 +8,62 @@ use caption_core::ErrorCode;
 pub enum Error {
     /// A key given from outside (a request, a job) is not one this store could have made.
     #[error("invalid object key {key:?}: {reason}")]
-    InvalidKey { key: String, reason: &'static str },
+    InvalidKey {
+        /// The key given (its first 200 characters).
+        key: String,
+        /// The rule it breaks.
+        reason: &'static str,
+    },
 
     /// No object under this key.
     #[error("object {key} not found")]
-    NotFound { key: String },
+    NotFound {
+        /// The key.
+        key: String,
+    },
 
     /// `put` never overwrites: the key is taken.
     #[error("object {key} already exists")]
-    AlreadyExists { key: String },
+    AlreadyExists {
+        /// The key.
+        key: String,
+    },
 
     /// The body was larger than the put's `max_bytes`; nothing was stored.
     #[error("object {key}: body exceeds the limit of {max_bytes} bytes")]
-    TooLarge { key: String, max_bytes: u64 },
+    TooLarge {
+        /// The key.
+        key: String,
+        /// The limit, bytes.
+        max_bytes: u64,
+    },
 
     /// The body was smaller than the put's `min_bytes`; nothing was stored.
     #[error("object {key}: body of {size_bytes} bytes is below the minimum of {min_bytes}")]
     TooSmall {
+        /// The key.
         key: String,
+        /// The body's size, bytes.
         size_bytes: u64,
+        /// The minimum, bytes.
         min_bytes: u64,
     },
 
     /// The requested byte range does not overlap the object.
     #[error("object {key}: range not satisfiable for an object of {size_bytes} bytes")]
-    RangeNotSatisfiable { key: String, size_bytes: u64 },
+    RangeNotSatisfiable {
+        /// The key.
+        key: String,
+        /// The object's size, bytes.
+        size_bytes: u64,
+    },
 
     /// The body stream given to `put` failed; nothing was stored.
     #[error("object {key}: reading the upload body failed: {source}")]
     Body {
+        /// The key it was to be stored under.
         key: String,
+        /// The stream's error.
         #[source]
         source: std::io::Error,
     },
@@ -49,7 +75,9 @@ pub enum Error {
     /// The local data folder could not be created or read.
     #[error("data folder {path}: {source}")]
     DataDir {
+        /// The folder.
         path: PathBuf,
+        /// The system's error.
         #[source]
         source: std::io::Error,
     },
@@ -57,7 +85,9 @@ pub enum Error {
     /// The local signing secret could not be read or created.
     #[error("signing secret {path}: {source}")]
     Secret {
+        /// The secret's file.
         path: PathBuf,
+        /// The system's error.
         #[source]
         source: std::io::Error,
     },
@@ -65,7 +95,9 @@ pub enum Error {
     /// The backend (disk or S3) failed.
     #[error("storage backend, object {key}: {source}")]
     Backend {
+        /// The key concerned.
         key: String,
+        /// The backend's error.
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },

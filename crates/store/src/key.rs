@@ -33,6 +33,22 @@ impl ObjectKey {
     }
 
     /// Checks a key that came from outside (a form field, a URL, a job).
+    ///
+    /// ```
+    /// use caption_store::ObjectKey;
+    ///
+    /// let key = ObjectKey::new_upload("My Talk (final).mp4");
+    /// assert!(key.as_str().starts_with("uploads/"));
+    /// assert_eq!(key.file_name(), "My_Talk_final_.mp4");
+    /// assert_eq!(ObjectKey::parse(key.as_str())?, key);
+    /// assert!(ObjectKey::parse("uploads/../secret").is_err());
+    /// assert!(ObjectKey::parse("/etc/passwd").is_err());
+    /// # Ok::<(), caption_store::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidKey`] naming the rule the key breaks.
     pub fn parse(key: &str) -> Result<Self> {
         let invalid = |reason| Error::InvalidKey {
             key: key.chars().take(200).collect(),

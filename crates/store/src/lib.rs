@@ -6,6 +6,36 @@
 //! real presigned POSTs on S3) and download links (presigned GETs on S3). For local storage,
 //! [`LocalAuthority`] signs with a local secret and verifies what the service's own upload
 //! and file routes receive, enforcing every policy condition as S3 does.
+//!
+//! ```
+//! use bytes::Bytes;
+//! use caption_store::{
+//!     ByteRange, GetOptions, LinkOptions, LocalStorage, ObjectKey, PutOptions, Storage,
+//! };
+//! use futures_util::{StreamExt, TryStreamExt, stream};
+//!
+//! # tokio::runtime::Runtime::new()?.block_on(async {
+//! let dir = tempfile::tempdir()?;
+//! let storage = LocalStorage::open(dir.path(), "http://127.0.0.1:8080", LinkOptions::default())?;
+//! let key = ObjectKey::new_under("outputs", "talk captioned.mp4");
+//! let body = stream::iter([Ok(Bytes::from_static(b"hello ")), Ok(Bytes::from_static(b"world"))]);
+//! let info = storage.put(&key, body.boxed(), PutOptions::size_range(1, 1024)).await?;
+//! assert_eq!(info.size_bytes, 11);
+//! assert_eq!(info.content_type, "video/mp4");
+//!
+//! let tail = storage.get(&key, GetOptions::range(ByteRange::Suffix(5))).await?;
+//! let bytes: Vec<Bytes> = tail.body.try_collect().await?;
+//! assert_eq!(bytes.concat(), b"world");
+//!
+//! let again = stream::once(async { Ok(Bytes::from_static(b"other")) });
+//! let taken = storage.put(&key, again.boxed(), PutOptions::default()).await;
+//! assert!(matches!(taken, Err(caption_store::Error::AlreadyExists { .. })), "never overwrites");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![warn(missing_docs)]
 
 mod config;
 mod error;

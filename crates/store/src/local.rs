@@ -27,7 +27,9 @@ use caption_core::UploadDescriptor;
 
 /// The access key id, region and bucket name local descriptors are signed for.
 pub const LOCAL_ACCESS_KEY_ID: &str = "local";
+/// The region local descriptors are signed for.
 pub const LOCAL_REGION: &str = "local";
+/// The bucket name local descriptors are signed for.
 pub const LOCAL_BUCKET: &str = "local";
 /// Route of the service's upload endpoint, below the public base URL.
 pub const UPLOAD_ROUTE: &str = "/v1/storage/upload";
@@ -86,6 +88,7 @@ impl LocalAuthority {
         }
     }
 
+    /// The lifetimes and size limit of the descriptors and links this authority makes.
     pub fn links(&self) -> &LinkOptions {
         &self.inner.links
     }
@@ -281,7 +284,13 @@ pub struct LocalStorage {
 }
 
 impl LocalStorage {
-    /// Opens (creating if needed) the data folder `root`.
+    /// Opens (creating if needed) the data folder `root`; links and upload descriptors point
+    /// at `public_base_url`, the service's public origin.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DataDir`] when the folder cannot be created, [`Error::Secret`] when its
+    /// signing secret cannot be read or written.
     pub fn open(root: &FsPath, public_base_url: &str, links: LinkOptions) -> Result<Self> {
         fs::create_dir_all(root).map_err(|source| Error::DataDir {
             path: root.to_owned(),

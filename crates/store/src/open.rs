@@ -11,7 +11,9 @@ use crate::storage::Storage;
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct OpenedStorage {
+    /// The store.
     pub storage: Arc<dyn Storage>,
+    /// The signer and checker of the local routes; `None` for S3.
     pub local: Option<LocalAuthority>,
 }
 

@@ -44,8 +44,11 @@ impl std::fmt::Debug for PostPolicyVerifier {
 /// A form that passed every check: where the file goes and how big it may be.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AcceptedUpload {
+    /// The key the policy names.
     pub key: ObjectKey,
+    /// Smallest file the policy admits, bytes.
     pub min_bytes: u64,
+    /// Largest file the policy admits, bytes.
     pub max_bytes: u64,
 }
 

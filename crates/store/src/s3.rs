@@ -22,11 +22,18 @@ use caption_core::UploadDescriptor;
 /// Connection settings of an S3-compatible bucket.
 #[derive(Clone, PartialEq, Eq)]
 pub struct S3Settings {
+    /// e.g. `https://s3.eu-west-1.amazonaws.com` or `http://127.0.0.1:9000`; buckets are
+    /// addressed path-style (`{endpoint}/{bucket}/{key}`).
     pub endpoint: String,
+    /// The bucket's name.
     pub bucket: String,
+    /// The bucket's region, e.g. `eu-west-1`.
     pub region: String,
+    /// The access key id.
     pub access_key: String,
+    /// The secret access key (never logged).
     pub secret_key: String,
+    /// Permit a plain-http endpoint (test servers, a private network).
     pub allow_http: bool,
 }
 
@@ -52,6 +59,12 @@ pub struct S3Storage {
 }
 
 impl S3Storage {
+    /// A client of the bucket `settings` name; nothing is sent until the first call.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for an empty bucket name or settings the S3 client refuses (an
+    /// endpoint that is not a URL).
     pub fn open(settings: &S3Settings, links: LinkOptions) -> Result<Self> {
         if settings.bucket.is_empty() {
             return Err(Error::Config("the S3 bucket name is empty".into()));

@@ -6,23 +6,38 @@ use crate::error::Error;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum S3ErrorCode {
+    /// The policy expired, or a condition other than the ones below failed (403).
     AccessDenied,
+    /// The policy's or link's signature is not the authority's (403).
     SignatureDoesNotMatch,
+    /// The credential names another access key (403).
     InvalidAccessKeyId,
+    /// A form field or query parameter is malformed (400).
     InvalidArgument,
+    /// The policy is not valid base64 JSON of a POST policy (400).
     InvalidPolicyDocument,
+    /// The form is not a multipart form with a file (400).
     MalformedPOSTRequest,
+    /// The fields before the file pass 20 KB (400).
     MaxPostPreDataLengthExceededError,
+    /// The file is larger than the policy admits (400).
     EntityTooLarge,
+    /// The file is smaller than the policy admits (400).
     EntityTooSmall,
+    /// The body ended before its stated length (400).
     IncompleteBody,
+    /// An object already exists under the key (412).
     PreconditionFailed,
+    /// No object under the key (404).
     NoSuchKey,
+    /// The range misses the object (416).
     InvalidRange,
+    /// The store failed (500).
     InternalError,
 }
 
 impl S3ErrorCode {
+    /// The code as S3 spells it in its XML error documents.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::AccessDenied => "AccessDenied",
@@ -64,11 +79,14 @@ impl S3ErrorCode {
 /// A refused upload or download, rendered as S3's XML error document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct S3Error {
+    /// What went wrong, as S3 names it.
     pub code: S3ErrorCode,
+    /// A sentence for the client.
     pub message: String,
 }
 
 impl S3Error {
+    /// An error of `code` with `message`.
     pub fn new(code: S3ErrorCode, message: impl Into<String>) -> Self {
         Self {
             code,
@@ -76,11 +94,22 @@ impl S3Error {
         }
     }
 
+    /// The HTTP status to answer with.
     pub fn status(&self) -> u16 {
         self.code.status()
     }
 
     /// `<Error><Code>…</Code><Message>…</Message></Error>` as S3 writes it.
+    ///
+    /// ```
+    /// use caption_store::{S3Error, S3ErrorCode};
+    ///
+    /// let error = S3Error::new(S3ErrorCode::EntityTooLarge, "over 5 GB & more");
+    /// assert_eq!(error.status(), 400);
+    /// assert!(error.to_xml().ends_with(
+    ///     "<Error><Code>EntityTooLarge</Code><Message>over 5 GB &amp; more</Message></Error>"
+    /// ));
+    /// ```
     pub fn to_xml(&self) -> String {
         format!(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>{}</Code><Message>{}</Message></Error>",

@@ -66,8 +66,11 @@ pub(crate) fn verify_policy_signature(
 /// The key pair (and session token of temporary credentials) a policy is signed with.
 #[derive(Clone, PartialEq, Eq)]
 pub struct PostCredentials {
+    /// The access key id, written into the policy's credential.
     pub access_key_id: String,
+    /// The secret the signing key is derived from (never logged).
     pub secret_access_key: String,
+    /// The session token of temporary credentials, sent as `x-amz-security-token`.
     pub session_token: Option<String>,
 }
 
@@ -89,7 +92,9 @@ impl fmt::Debug for PostCredentials {
 pub struct PostPolicyRequest<'a> {
     /// Where the form is posted (the bucket URL, or the service's upload route).
     pub url: &'a str,
+    /// The bucket the policy names.
     pub bucket: &'a str,
+    /// The region the signature is scoped to.
     pub region: &'a str,
     /// The exact key; the policy admits no other.
     pub key: &'a str,
@@ -97,6 +102,7 @@ pub struct PostPolicyRequest<'a> {
     pub max_bytes: u64,
     /// The signing time (`X-Amz-Date`); the policy expires `ttl` later.
     pub issued_at: OffsetDateTime,
+    /// How long the policy stays valid.
     pub ttl: Duration,
 }
 

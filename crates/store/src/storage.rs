@@ -16,7 +16,9 @@ pub type ByteStream = BoxStream<'static, std::io::Result<Bytes>>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum StorageKind {
+    /// [`LocalStorage`](crate::LocalStorage): files in a data folder.
     Local,
+    /// An S3-compatible bucket.
     S3,
 }
 
@@ -72,6 +74,7 @@ pub struct GetOptions {
 }
 
 impl GetOptions {
+    /// Only the bytes of `range`.
     pub fn range(range: ByteRange) -> Self {
         Self { range: Some(range) }
     }
@@ -81,7 +84,9 @@ impl GetOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ObjectInfo {
+    /// The object's key.
     pub key: ObjectKey,
+    /// Its size, bytes.
     pub size_bytes: u64,
     /// Guessed from the key's file extension; objects carry no stored content type.
     pub content_type: String,
@@ -104,9 +109,11 @@ impl ObjectInfo {
 /// An object being read: its info, the byte range served and the bytes themselves.
 #[non_exhaustive]
 pub struct GetObject {
+    /// The whole object's key, size and type.
     pub info: ObjectInfo,
     /// The bytes of the object that `body` yields (the whole object without a range).
     pub range: Range<u64>,
+    /// The bytes of `range`, streamed.
     pub body: ByteStream,
 }
 
@@ -133,6 +140,7 @@ impl fmt::Debug for GetObject {
 ///   TTL runs out.
 #[async_trait]
 pub trait Storage: Send + Sync + fmt::Debug {
+    /// Which backend this is.
     fn kind(&self) -> StorageKind;
 
     /// Stores `body` under `key`.
