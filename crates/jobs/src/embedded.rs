@@ -20,6 +20,30 @@ const NEXT_POSITION: &str = "next_queue_position";
 
 /// Jobs in one redb file: durable (every change is committed with fsync before the call
 /// returns) and crash-safe (redb's copy-on-write commits), for a single process.
+///
+/// ```
+/// use caption_core::{JobStatus, Word};
+/// use caption_jobs::{ClaimOptions, EmbeddedJobStore, JobKind, JobSpec, JobStore};
+///
+/// # tokio::runtime::Runtime::new()?.block_on(async {
+/// let dir = tempfile::tempdir()?;
+/// let jobs = EmbeddedJobStore::open(dir.path().join("jobs.redb"))?;
+/// let job = jobs.submit(JobSpec::transcribe("uploads/1/talk.mp4", "en")).await?;
+/// assert_eq!(job.status, JobStatus::InQueue);
+///
+/// let claimed = jobs.claim(&ClaimOptions::new("worker-1", JobKind::Transcribe)).await?;
+/// assert_eq!(claimed.map(|j| j.id), Some(job.id.clone()));
+/// let words = vec![Word::new(0.0, 0.4, "Hello")];
+/// assert!(jobs.complete(&job.id, "worker-1", words.clone()).await?);
+/// assert!(!jobs.complete(&job.id, "worker-2", words).await?, "only the holder finishes it");
+///
+/// let done = jobs.get(&job.id).await?.expect("stored");
+/// assert_eq!(done.status, JobStatus::Completed);
+/// assert_eq!(done.words.map(|w| w.len()), Some(1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct EmbeddedJobStore {
     db: Arc<Database>,
@@ -61,6 +85,11 @@ fn encode(record: &JobRecord) -> Vec<u8> {
 
 impl EmbeddedJobStore {
     /// Opens (or creates) the job database at `path`, creating its folder.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Database`](crate::Error::Database) when the file cannot be created or is
+    /// held by another process.
     pub fn open(path: impl Into<PathBuf>) -> Result<Self> {
         let path = path.into();
         if let Some(dir) = path.parent() {

@@ -13,6 +13,8 @@
 //! [`PostgresJobStore`] in PostgreSQL, shared by several processes on several machines. Both
 //! pass the same conformance suite (`tests/conformance.rs`).
 
+#![warn(missing_docs)]
+
 mod embedded;
 mod postgres;
 mod record;
@@ -27,14 +29,28 @@ pub use store::{ClaimOptions, JobStore};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// The database refused an operation (or could not be opened).
     #[error("job database {path}: {message}")]
-    Database { path: String, message: String },
+    Database {
+        /// The redb file, or the PostgreSQL URL without its password.
+        path: String,
+        /// The database's error.
+        message: String,
+    },
+    /// A stored record does not decode.
     #[error("job {job_id}: stored record is corrupt: {message}")]
-    Corrupt { job_id: String, message: String },
+    Corrupt {
+        /// The job's id.
+        job_id: String,
+        /// Why it does not decode.
+        message: String,
+    },
+    /// The thread that ran a blocking database call panicked or was cancelled.
     #[error("job store task failed: {0}")]
     Task(String),
 }
 
+/// Result of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

@@ -72,6 +72,22 @@ const COLUMNS: &str = "id, input, lang, status, progress, attempts, words::text,
 /// any works them. Claims use `FOR UPDATE SKIP LOCKED`, so concurrent workers never wait on or
 /// share a job; leases and the retry limit are as in the [`JobStore`] contract, timed by the
 /// database's clock.
+///
+/// ```
+/// use caption_jobs::{JobSpec, JobStore, PostgresJobStore};
+///
+/// # tokio::runtime::Runtime::new()?.block_on(async {
+/// // A throwaway PostgreSQL server on loopback (Debian's packages, as `make setup` installs).
+/// let server = caption_testkit::PostgresServer::start()?;
+/// let jobs = PostgresJobStore::connect(&server.database("jobs")?).await?;
+/// let job = jobs.submit(JobSpec::transcribe("uploads/1/talk.mp4", "auto")).await?;
+/// let stored = jobs.get(&job.id).await?.expect("stored");
+/// assert_eq!(stored.spec.input, "uploads/1/talk.mp4");
+/// assert!(jobs.get("no-such-job").await?.is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct PostgresJobStore {
     url: String,
     client: RwLock<Arc<Client>>,

@@ -45,6 +45,7 @@ pub struct JobSpec {
     pub input: String,
     /// `auto` or an ISO 639-1 code (transcription).
     pub lang: String,
+    /// Which workers run it.
     #[serde(default)]
     pub kind: JobKind,
     /// Kind-specific details: a generate job's request and output key; a delivery's ready-made
@@ -83,16 +84,23 @@ impl JobSpec {
 /// A job as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobRecord {
+    /// The job's id (a UUID), as the API hands it out.
     pub id: String,
+    /// What to do.
     pub spec: JobSpec,
+    /// Where the job is in its life.
     pub status: JobStatus,
     /// 0–100.
     pub progress: u8,
     /// How many times a worker has claimed it since it was last scheduled.
     pub attempts: u32,
+    /// The transcript, once `COMPLETED` (transcription jobs).
     pub words: Option<Vec<Word>>,
+    /// Why it failed, once `FAILED`.
     pub error: Option<JobError>,
+    /// When it was submitted, ms since the Unix epoch.
     pub created_ms: u64,
+    /// When it last changed, ms since the Unix epoch.
     pub updated_ms: u64,
     /// The worker holding the job while it is `IN_PROGRESS`.
     pub worker: Option<String>,
@@ -111,6 +119,8 @@ pub struct JobRecord {
 }
 
 impl JobRecord {
+    /// A queued job `id` doing `spec`, submitted at `now_ms` (ms since the Unix epoch); the
+    /// stores make these in [`JobStore::submit`](crate::JobStore::submit).
     pub fn new(id: String, spec: JobSpec, now_ms: u64) -> Self {
         Self {
             id,
