@@ -64,19 +64,28 @@ const BUILTIN: &[(&str, &str)] = &[
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CatalogError {
+    /// A template file or folder could not be read.
     #[error("cannot read template {path}: {source}")]
     Io {
+        /// The file or folder.
         path: PathBuf,
+        /// The system's error.
         source: std::io::Error,
     },
+    /// A template is not JSON.
     #[error("template {source_name} is not valid JSON: {error}")]
     Json {
+        /// The template's file name.
         source_name: String,
+        /// The parser's error, with line and column.
         error: serde_json::Error,
     },
+    /// A template breaks rules of the config.
     #[error("template {source_name} is invalid: {errors}")]
     Invalid {
+        /// The template's file name.
         source_name: String,
+        /// Every problem, with its field path.
         errors: ValidationErrors,
     },
 }
@@ -153,6 +162,16 @@ impl Catalog {
         self.templates.iter().map(TemplateSummary::from).collect()
     }
 
+    /// The template `id`, `None` when there is none.
+    ///
+    /// ```
+    /// let catalog = caption_core::Catalog::builtin()?;
+    /// let karaoke = catalog.get("karaoke").expect("a built-in template");
+    /// assert_eq!(karaoke.id, "karaoke");
+    /// assert!(karaoke.config.validate().is_ok());
+    /// assert!(catalog.get("no-such-template").is_none());
+    /// # Ok::<(), caption_core::CatalogError>(())
+    /// ```
     pub fn get(&self, id: &str) -> Option<&Template> {
         self.templates.iter().find(|t| t.id == id)
     }

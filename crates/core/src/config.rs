@@ -16,20 +16,28 @@ pub const REFERENCE_SHORT_SIDE_PX: f32 = 1080.0;
 /// extension and is only written when it is not opaque.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Color {
+    /// Red, 0–255.
     pub r: u8,
+    /// Green, 0–255.
     pub g: u8,
+    /// Blue, 0–255.
     pub b: u8,
+    /// Opacity, 0 (transparent) to 255 (opaque).
     pub a: u8,
 }
 
 impl Color {
+    /// Opaque white.
     pub const WHITE: Self = Self::rgb(255, 255, 255);
+    /// Opaque black.
     pub const BLACK: Self = Self::rgb(0, 0, 0);
 
+    /// An opaque color.
     pub const fn rgb(r: u8, g: u8, b: u8) -> Self {
         Self { r, g, b, a: 255 }
     }
 
+    /// A color with opacity `a` (0–255).
     pub const fn rgba(r: u8, g: u8, b: u8, a: u8) -> Self {
         Self { r, g, b, a }
     }
@@ -102,11 +110,13 @@ impl<'de> Deserialize<'de> for Color {
 /// takes `colors[n mod len]`. An empty list means the role is unused.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ColorSet {
+    /// The colors, cycled through by use.
     #[schemars(length(max = rules::MAX_COLORS_PER_SET))]
     pub colors: Vec<Color>,
 }
 
 impl ColorSet {
+    /// A role of one color.
     pub fn one(color: Color) -> Self {
         Self {
             colors: vec![color],
@@ -127,16 +137,22 @@ impl ColorSet {
 /// box, shadow.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub struct Colors {
+    /// Text not yet spoken.
     #[serde(rename = "defaultColor")]
     pub default_color: ColorSet,
+    /// Text already spoken (see [`SpokenMode`]).
     #[serde(rename = "spokenColor")]
     pub spoken_color: ColorSet,
+    /// The word being spoken (its text, or its box with `wordHasBackground`).
     #[serde(rename = "hilightColor")]
     pub hilight_color: ColorSet,
+    /// Text outline.
     #[serde(rename = "strokeColor")]
     pub stroke_color: ColorSet,
+    /// Boxes behind words or lines.
     #[serde(rename = "backgroundColor")]
     pub background_color: ColorSet,
+    /// Drop shadow, used with `wordHasCustomShadowColor`.
     #[serde(rename = "shadowColor")]
     pub shadow_color: ColorSet,
 }
@@ -213,6 +229,7 @@ wire_enum!(
 wire_enum!(
     /// Which words take `spokenColor`.
     SpokenMode {
+        /// No word takes it.
         None = "NONE",
         /// Words already spoken.
         Word = "WORD",
@@ -224,13 +241,21 @@ wire_enum!(
 wire_enum!(
     /// The animation of the unit named by [`EffectMode`].
     EffectType {
+        /// No animation.
         Disabled = "DISABLED",
+        /// Grows past full size and settles.
         Pop = "POP",
+        /// Drops in and bounces.
         Bounce = "BOUNCE",
+        /// Grows from small.
         Zoom = "ZOOM",
+        /// Fades in.
         Fade = "FADE",
+        /// Slides up into place.
         Slide = "SLIDE",
+        /// Shakes side to side.
         Shake = "SHAKE",
+        /// Letters appear one by one.
         Typewriter = "TYPEWRITER",
     }
 );
@@ -238,8 +263,11 @@ wire_enum!(
 wire_enum!(
     /// What an effect applies to.
     EffectMode {
+        /// Each word as it is spoken.
         Word = "WORD",
+        /// Each line as its first word is spoken.
         Line = "LINE",
+        /// Each page as it appears.
         Page = "PAGE",
     }
 );
@@ -247,6 +275,7 @@ wire_enum!(
 wire_enum!(
     /// Where emoji are shown.
     DisplayEmojis {
+        /// No emoji.
         None = "NONE",
         /// Beside the word that has one.
         Word = "WORD",
@@ -260,8 +289,11 @@ wire_enum!(
 wire_enum!(
     /// Letter case applied to every word.
     CapitalizationType {
+        /// As transcribed.
         None = "NONE",
+        /// EVERY LETTER CAPITAL.
         Uppercase = "UPPERCASE",
+        /// every letter small.
         Lowercase = "LOWERCASE",
         /// Each word capitalised.
         Capitalize = "CAPITALIZE",
@@ -273,16 +305,22 @@ wire_enum!(
 /// The six mode fields of a template.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub struct Modes {
+    /// Which words of the page show.
     #[serde(rename = "displayMode")]
     pub display_mode: DisplayMode,
+    /// How words are grouped into pages.
     #[serde(rename = "displayWords")]
     pub display_words: DisplayWords,
+    /// Which words take `spokenColor`.
     #[serde(rename = "spokenMode")]
     pub spoken_mode: SpokenMode,
+    /// The animation.
     #[serde(rename = "effectType")]
     pub effect_type: EffectType,
+    /// What the animation applies to.
     #[serde(rename = "effectMode")]
     pub effect_mode: EffectMode,
+    /// Where emoji show.
     #[serde(rename = "displayEmojis")]
     pub display_emojis: DisplayEmojis,
 }
@@ -318,8 +356,10 @@ pub struct Sizes {
 /// Centre of the caption block as fractions of the frame (0,0 top left; 1,1 bottom right).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Position {
+    /// From the left edge (0) to the right edge (1).
     #[schemars(range(min = rules::POSITION.min, max = rules::POSITION.max))]
     pub x: f32,
+    /// From the top edge (0) to the bottom edge (1).
     #[schemars(range(min = rules::POSITION.min, max = rules::POSITION.max))]
     pub y: f32,
 }
@@ -336,28 +376,39 @@ impl Default for Position {
 /// Its JSON Schema's `required` list is the template shape: the extensions have defaults.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Config {
+    /// The six color roles.
     pub colors: Colors,
+    /// Display, grouping, effect and emoji modes.
     pub modes: Modes,
+    /// Text, outline, shadow, emoji and corner sizes.
     pub sizes: Sizes,
+    /// Lines on a page.
     #[serde(rename = "linesCount")]
     #[schemars(range(min = rules::LINES_COUNT.min, max = rules::LINES_COUNT.max))]
     pub lines_count: u32,
+    /// Most words on a line (fewer when the line would be too wide).
     #[serde(rename = "wordsPerLineCount")]
     #[schemars(range(
         min = rules::WORDS_PER_LINE_COUNT.min,
         max = rules::WORDS_PER_LINE_COUNT.max
     ))]
     pub words_per_line_count: u32,
+    /// The spoken word gets a box in `hilightColor` (its text keeps `defaultColor`).
     #[serde(rename = "wordHasBackground")]
     pub word_has_background: bool,
+    /// Words are shown with their punctuation (`punctuated_word`), else bare.
     #[serde(rename = "wordHasPunctuation")]
     pub word_has_punctuation: bool,
+    /// Text casts a drop shadow.
     #[serde(rename = "wordHasShadow")]
     pub word_has_shadow: bool,
+    /// The shadow takes `shadowColor` instead of a soft black.
     #[serde(rename = "wordHasCustomShadowColor")]
     pub word_has_custom_shadow_color: bool,
+    /// Emoji animate with the effect.
     #[serde(rename = "emojiAnimated")]
     pub emoji_animated: bool,
+    /// Letter case applied to every word.
     #[serde(rename = "capitalizationType")]
     pub capitalization_type: CapitalizationType,
     /// Font family name, as listed by `/fonts`.
@@ -367,6 +418,7 @@ pub struct Config {
     #[serde(rename = "fontWeight", default = "default_font_weight")]
     #[schemars(range(min = rules::FONT_WEIGHT.min, max = rules::FONT_WEIGHT.max))]
     pub font_weight: u16,
+    /// Where the caption block's centre sits (default: centred, three quarters down).
     #[serde(default)]
     pub position: Position,
     /// Widest a line may be, as a fraction of the frame width.
@@ -386,36 +438,42 @@ fn default_max_width() -> f32 {
 /// `colors` of a partial config: each role optional.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ColorsPatch {
+    /// Replaces `defaultColor`.
     #[serde(
         rename = "defaultColor",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub default_color: Option<ColorSet>,
+    /// Replaces `spokenColor`.
     #[serde(
         rename = "spokenColor",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub spoken_color: Option<ColorSet>,
+    /// Replaces `hilightColor`.
     #[serde(
         rename = "hilightColor",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub hilight_color: Option<ColorSet>,
+    /// Replaces `strokeColor`.
     #[serde(
         rename = "strokeColor",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub stroke_color: Option<ColorSet>,
+    /// Replaces `backgroundColor`.
     #[serde(
         rename = "backgroundColor",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub background_color: Option<ColorSet>,
+    /// Replaces `shadowColor`.
     #[serde(
         rename = "shadowColor",
         default,
@@ -427,36 +485,42 @@ pub struct ColorsPatch {
 /// `modes` of a partial config.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ModesPatch {
+    /// Replaces `displayMode`.
     #[serde(
         rename = "displayMode",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub display_mode: Option<DisplayMode>,
+    /// Replaces `displayWords`.
     #[serde(
         rename = "displayWords",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub display_words: Option<DisplayWords>,
+    /// Replaces `spokenMode`.
     #[serde(
         rename = "spokenMode",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub spoken_mode: Option<SpokenMode>,
+    /// Replaces `effectType`.
     #[serde(
         rename = "effectType",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub effect_type: Option<EffectType>,
+    /// Replaces `effectMode`.
     #[serde(
         rename = "effectMode",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub effect_mode: Option<EffectMode>,
+    /// Replaces `displayEmojis`.
     #[serde(
         rename = "displayEmojis",
         default,
@@ -468,9 +532,11 @@ pub struct ModesPatch {
 /// `sizes` of a partial config.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct SizesPatch {
+    /// Replaces `fontSize`, pixels.
     #[serde(rename = "fontSize", default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = rules::FONT_SIZE_PX.min, max = rules::FONT_SIZE_PX.max))]
     pub font_px: Option<f32>,
+    /// Replaces `strokeSize`, pixels.
     #[serde(
         rename = "strokeSize",
         default,
@@ -478,12 +544,15 @@ pub struct SizesPatch {
     )]
     #[schemars(range(min = rules::STROKE_SIZE_PX.min, max = rules::STROKE_SIZE_PX.max))]
     pub stroke_px: Option<f32>,
+    /// Replaces `blurSize`, pixels.
     #[serde(rename = "blurSize", default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = rules::BLUR_SIZE_PX.min, max = rules::BLUR_SIZE_PX.max))]
     pub blur_px: Option<f32>,
+    /// Replaces `emojiSize`, pixels.
     #[serde(rename = "emojiSize", default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = rules::EMOJI_SIZE_PX.min, max = rules::EMOJI_SIZE_PX.max))]
     pub emoji_px: Option<f32>,
+    /// Replaces `backgroundRadius`, pixels.
     #[serde(
         rename = "backgroundRadius",
         default,
@@ -500,12 +569,16 @@ pub struct SizesPatch {
 /// are present replace the base template's, field by field ([`ConfigPatch::apply`]).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ConfigPatch {
+    /// Color roles to replace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub colors: Option<ColorsPatch>,
+    /// Modes to replace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modes: Option<ModesPatch>,
+    /// Sizes to replace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sizes: Option<SizesPatch>,
+    /// Replaces `linesCount`.
     #[serde(
         rename = "linesCount",
         default,
@@ -513,6 +586,7 @@ pub struct ConfigPatch {
     )]
     #[schemars(range(min = rules::LINES_COUNT.min, max = rules::LINES_COUNT.max))]
     pub lines_count: Option<u32>,
+    /// Replaces `wordsPerLineCount`.
     #[serde(
         rename = "wordsPerLineCount",
         default,
@@ -523,45 +597,53 @@ pub struct ConfigPatch {
         max = rules::WORDS_PER_LINE_COUNT.max
     ))]
     pub words_per_line_count: Option<u32>,
+    /// Replaces `wordHasBackground`.
     #[serde(
         rename = "wordHasBackground",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub word_has_background: Option<bool>,
+    /// Replaces `wordHasPunctuation`.
     #[serde(
         rename = "wordHasPunctuation",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub word_has_punctuation: Option<bool>,
+    /// Replaces `wordHasShadow`.
     #[serde(
         rename = "wordHasShadow",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub word_has_shadow: Option<bool>,
+    /// Replaces `wordHasCustomShadowColor`.
     #[serde(
         rename = "wordHasCustomShadowColor",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub word_has_custom_shadow_color: Option<bool>,
+    /// Replaces `emojiAnimated`.
     #[serde(
         rename = "emojiAnimated",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub emoji_animated: Option<bool>,
+    /// Replaces `capitalizationType`.
     #[serde(
         rename = "capitalizationType",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub capitalization_type: Option<CapitalizationType>,
+    /// Replaces `font`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = rules::MAX_FONT_CHARS))]
     pub font: Option<String>,
+    /// Replaces `fontWeight`.
     #[serde(
         rename = "fontWeight",
         default,
@@ -569,8 +651,10 @@ pub struct ConfigPatch {
     )]
     #[schemars(range(min = rules::FONT_WEIGHT.min, max = rules::FONT_WEIGHT.max))]
     pub font_weight: Option<u16>,
+    /// Replaces `position`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<Position>,
+    /// Replaces `maxWidth`.
     #[serde(rename = "maxWidth", default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = rules::MAX_WIDTH.min, max = rules::MAX_WIDTH.max))]
     pub max_width: Option<f32>,
@@ -715,15 +799,20 @@ fn set<T>(dst: &mut T, src: Option<T>) {
 /// A caption style: an id, a display name and, in the single-template response, its config.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Template {
+    /// Stable id, e.g. `bold-highlight`.
     pub id: String,
+    /// Display name.
     pub name: String,
+    /// The complete style.
     pub config: Config,
 }
 
 /// An entry of the template list: id and name only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TemplateSummary {
+    /// Stable id, e.g. `bold-highlight`.
     pub id: String,
+    /// Display name.
     pub name: String,
 }
 

@@ -3,17 +3,21 @@ use serde::{Deserialize, Serialize};
 /// The JSON body of every non-200 response: `{"error": {"code": "...", "message": "..."}}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorBody {
+    /// The code and message.
     pub error: ErrorDetail,
 }
 
 /// A machine-readable `code` (snake_case, stable) and a human-readable `message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorDetail {
+    /// Stable snake_case code (the spelling of an [`ErrorCode`]).
     pub code: String,
+    /// A sentence for people; may change between versions.
     pub message: String,
 }
 
 impl ErrorBody {
+    /// A body of `code` and `message`.
     pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             error: ErrorDetail {

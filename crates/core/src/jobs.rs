@@ -26,6 +26,7 @@ fn default_lang() -> String {
 /// Response of `POST /transcript`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CreateJobResponse {
+    /// The id to poll `GET /transcript/{jobId}` with.
     pub job_id: String,
 }
 
@@ -33,9 +34,13 @@ pub struct CreateJobResponse {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum JobStatus {
+    /// Waiting for a worker.
     InQueue,
+    /// A worker has it.
     InProgress,
+    /// Done; the words are there.
     Completed,
+    /// Done without words; the error says why.
     Failed,
 }
 
@@ -60,7 +65,9 @@ impl JobStatus {
 /// message for people.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct JobError {
+    /// Stable snake_case code.
     pub code: String,
+    /// A sentence for people.
     pub message: String,
 }
 
@@ -70,13 +77,16 @@ pub struct JobError {
 /// extensions; `error` appears only on `FAILED`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TranscriptResult {
+    /// Where the job is.
     pub status: JobStatus,
+    /// The words, once `COMPLETED`.
     #[serde(default)]
     pub words: Option<Vec<Word>>,
     /// Extension: percent done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 100))]
     pub progress: Option<u8>,
+    /// Extension: why it failed, on `FAILED`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<JobError>,
 }
@@ -87,8 +97,10 @@ pub struct GenerateRequest {
     /// The `file` identifier returned by `/signedUrl` (the key of an uploaded object).
     #[schemars(length(min = 1, max = rules::MAX_INPUT_CHARS))]
     pub input: String,
+    /// The timed words to burn.
     #[schemars(length(max = rules::MAX_WORDS))]
     pub words: Vec<Word>,
+    /// The style, over the template's.
     #[serde(default)]
     pub config: ConfigPatch,
     /// Extension: the template the `config` overrides (default: the default template).
@@ -104,6 +116,7 @@ pub struct GenerateRequest {
 /// Response of `POST /generate`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct GenerateResponse {
+    /// A link to the captioned video, valid for the download TTL.
     pub download_url: String,
 }
 
@@ -112,7 +125,10 @@ pub struct GenerateResponse {
 /// `X-Amz-Credential`, `X-Amz-Date`, `X-Amz-Signature`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct UploadDescriptor {
+    /// The file identifier to name in `/transcript` and `/generate` (an object key).
     pub file: String,
+    /// Where to POST the multipart form.
     pub url: String,
+    /// Form fields to send, in any order, before the file.
     pub fields: BTreeMap<String, String>,
 }

@@ -2,11 +2,38 @@
 //!
 //! Every type here serialises with the exact field names of the HTTP interface
 //! (`punctuated_word`, `hilightColor`, `wordsPerLineCount`, ...). Requests arrive as loose JSON;
-//! [`validate`] checks them against every rule at once and reports each problem with its field
+//! [`parse_generate_request`], [`parse_transcript_request`], [`parse_config_patch`] and
+//! [`parse_words`] check them against every rule at once and report each problem with its field
 //! path, then [`ConfigPatch::apply`] merges what the caller gave over a base [`Config`].
 //!
 //! The built-in template catalog lives here too ([`Catalog`]), as JSON data files validated when
 //! loaded, so every crate can use the same styles without pulling in the heavy parts.
+//!
+//! ```
+//! use caption_core::{Catalog, parse_generate_request};
+//! use serde_json::json;
+//!
+//! let body = json!({
+//!     "input": "uploads/1/talk.mp4",
+//!     "words": [{"start": 0.0, "end": 0.4, "word": "hi", "punctuated_word": "Hi!"}],
+//!     "config": {"linesCount": 1, "sizes": {"fontSize": 90}},
+//! });
+//! let request = parse_generate_request(&body)?;
+//! let style = request.config.apply(Catalog::builtin()?.default_config());
+//! assert_eq!(style.lines_count, 1);
+//! assert_eq!(style.sizes.font_px, 90.0);
+//!
+//! // Every problem at once, each with its path.
+//! let bad = json!({"input": "", "words": [], "config": {"linesCount": 0, "fontWeight": 950}});
+//! let problems = parse_generate_request(&bad).unwrap_err();
+//! let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
+//! assert!(paths.contains(&"input"), "{problems}");
+//! assert!(paths.contains(&"config.linesCount"), "{problems}");
+//! assert!(paths.contains(&"config.fontWeight"), "{problems}");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![warn(missing_docs)]
 
 mod catalog;
 mod components;

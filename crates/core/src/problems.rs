@@ -5,7 +5,9 @@ use std::fmt;
 /// One problem: where (`config.sizes.fontSize`) and which rule it breaks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValidationError {
+    /// The field's path, dot-separated with `[i]` for list items (`words[3].end`).
     pub path: String,
+    /// The rule broken, in words (`must be an integer from 0 to 255`).
     pub rule: String,
 }
 
@@ -20,6 +22,7 @@ impl fmt::Display for ValidationError {
 pub struct ValidationErrors(pub Vec<ValidationError>);
 
 impl ValidationErrors {
+    /// One problem at `path`.
     pub fn one(path: impl Into<String>, rule: impl Into<String>) -> Self {
         Self(vec![ValidationError {
             path: path.into(),
@@ -27,6 +30,7 @@ impl ValidationErrors {
         }])
     }
 
+    /// Adds a problem at `path`.
     pub fn push(&mut self, path: impl Into<String>, rule: impl Into<String>) {
         self.0.push(ValidationError {
             path: path.into(),
@@ -34,14 +38,17 @@ impl ValidationErrors {
         });
     }
 
+    /// No problem found.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
+    /// How many problems.
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
+    /// The problems in document order.
     pub fn iter(&self) -> std::slice::Iter<'_, ValidationError> {
         self.0.iter()
     }

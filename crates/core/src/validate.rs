@@ -37,6 +37,7 @@ pub enum UnknownFields {
 /// An input that passed validation, with the warnings it raised.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Checked<T> {
+    /// The parsed input.
     pub value: T,
     /// Unknown fields under [`UnknownFields::Warn`], each with its path.
     pub warnings: ValidationErrors,
@@ -562,6 +563,26 @@ pub fn parse_config_patch_with(
 }
 
 /// Validates a word list found at `path` and sorts it by start time.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let words = json!([
+///     {"start": 0.5, "end": 0.9, "word": "world", "punctuated_word": "world."},
+///     {"start": 0.0, "end": 0.4, "word": "hello", "punctuated_word": "Hello"},
+/// ]);
+/// let words = caption_core::parse_words(&words, "words")?;
+/// assert_eq!(words[0].word, "hello");
+///
+/// let backwards = json!([{"start": 2.0, "end": 1.0, "word": "x", "punctuated_word": "x"}]);
+/// let problems = caption_core::parse_words(&backwards, "words").unwrap_err();
+/// assert!(problems.iter().any(|p| p.path.starts_with("words[0]")), "{problems}");
+/// # Ok::<(), caption_core::ValidationErrors>(())
+/// ```
+///
+/// # Errors
+///
+/// Every problem of every word, each with its path (`words[3].end`).
 pub fn parse_words(value: &Value, path: &str) -> Result<Vec<Word>, ValidationErrors> {
     let mut w = Walker::new();
     let words = w.words(value, path);
