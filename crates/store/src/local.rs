@@ -1,6 +1,6 @@
 use std::fs;
 use std::io::Write as _;
-use std::os::unix::fs::OpenOptionsExt as _;
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path as FsPath, PathBuf};
 use std::sync::Arc;
 
@@ -214,20 +214,19 @@ fn load_or_create_secret(data_dir: &FsPath) -> Result<[u8; 32]> {
     fs::create_dir_all(data_dir).map_err(io_error)?;
     let mut secret = [0_u8; 32];
     getrandom::fill(&mut secret).map_err(|e| io_error(std::io::Error::other(e.to_string())))?;
-    // Written whole under a temporary name, then linked into place: a second process
-    // starting at the same moment either wins the link or reads the complete winner.
-    let temp = data_dir.join(format!("{SECRET_FILE}.{}.tmp", uuid::Uuid::new_v4()));
+    // Written whole under a temporary name, then linked into place without replacing
+    // (`persist_noclobber`): a second process starting at the same moment either wins the
+    // link or reads the complete winner. The temporary file goes either way.
     let written = (|| {
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temp)?;
+        let mut file = tempfile::Builder::new()
+            .prefix(&format!("{SECRET_FILE}."))
+            .suffix(".tmp")
+            .permissions(fs::Permissions::from_mode(0o600))
+            .tempfile_in(data_dir)?;
         file.write_all(&secret)?;
-        file.sync_all()?;
-        fs::hard_link(&temp, &path)
+        file.as_file().sync_all()?;
+        file.persist_noclobber(&path).map(drop).map_err(|e| e.error)
     })();
-    let _ = fs::remove_file(&temp);
     match written {
         Ok(()) => {
             tracing::info!(path = %path.display(), "created the local signing secret");
@@ -421,4 +420,35 @@ pub(crate) async fn get_via(
         .map_err(|e| std::io::Error::other(e.to_string()))
         .boxed();
     Ok(GetObject { info, range, body })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(
+        clippy::unwrap_used,
+        reason = "test code: a panic is the failure report"
+    )]
+
+    use std::os::unix::fs::PermissionsExt as _;
+
+    use super::{SECRET_FILE, load_or_create_secret};
+
+    #[test]
+    fn the_signing_secret_is_made_once_private_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let data_dir = dir.path().join("data");
+        let first = load_or_create_secret(&data_dir).unwrap();
+        let second = load_or_create_secret(&data_dir).unwrap();
+        assert_eq!(first, second);
+        let file = data_dir.join(SECRET_FILE);
+        assert_eq!(std::fs::read(&file).unwrap(), first);
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        // Only the secret is left: no temporary file.
+        let names: Vec<_> = std::fs::read_dir(&data_dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [SECRET_FILE]);
+    }
 }

@@ -227,17 +227,17 @@ pub fn install_model(name: &str, options: &InstallOptions) -> Result<PathBuf> {
         detail: format!("{} is not UTF-8", src.vocabulary.1),
     })?;
 
-    let partial = dir.join(format!(
-        ".{}.partial-{}",
-        model_file_name(name)?,
-        std::process::id()
-    ));
-    let result = write_checked(&partial, &model_bin, &vocabulary, src.ggml_bytes)
-        .and_then(|()| fs::rename(&partial, &path).map_err(Error::io("moving into place", &path)));
-    if result.is_err() {
-        let _ = fs::remove_file(&partial);
-    }
-    result?;
+    // Converted into a hidden temporary file beside the model and moved into place once it
+    // reads back; dropped on an error, the temporary file is removed.
+    let partial = tempfile::Builder::new()
+        .prefix(&format!(".{}.partial-", model_file_name(name)?))
+        .tempfile_in(&dir)
+        .map_err(Error::io("creating a temporary file in", &dir))?
+        .into_temp_path();
+    write_checked(&partial, &model_bin, &vocabulary, src.ggml_bytes)?;
+    partial
+        .persist(&path)
+        .map_err(|e| Error::io("moving into place", &path)(e.error))?;
     tracing::info!(model = name, path = %path.display(), "model installed");
     Ok(path)
 }
