@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use caption_testkit::PostgresServer;
 use serde_json::{Value, json};
-use support::{Client, S3_ACCESS_KEY, S3_BUCKET, S3_SECRET_KEY, S3sServer, Service, espeak_wav};
+use support::{Client, S3_ACCESS_KEY, S3_BUCKET, S3_SECRET_KEY, Service, espeak_wav};
 
 const JOBS: usize = 30;
 const GENERATES: usize = 6;
@@ -125,13 +125,13 @@ async fn three_processes_share_jobs_and_survive_a_sigkill() {
         .await
         .unwrap();
     let database_url = postgres.database("captions").unwrap();
-    let s3 = S3sServer::start();
+    let s3 = support::start_s3s();
     let work = tempfile::tempdir().unwrap();
     let env = vec![
         ("CAPTIONS_API_KEYS", KEY.to_owned()),
         ("CAPTIONS_DATABASE_URL", database_url.clone()),
         ("CAPTIONS_STORAGE", "s3".to_owned()),
-        ("CAPTIONS_S3_ENDPOINT", s3.endpoint.clone()),
+        ("CAPTIONS_S3_ENDPOINT", s3.endpoint().to_owned()),
         ("CAPTIONS_S3_BUCKET", S3_BUCKET.to_owned()),
         ("CAPTIONS_S3_REGION", "us-east-1".to_owned()),
         ("CAPTIONS_S3_ACCESS_KEY", S3_ACCESS_KEY.to_owned()),

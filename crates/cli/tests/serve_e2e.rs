@@ -19,7 +19,7 @@ use serde_json::json;
 mod support;
 
 use caption_testkit::media;
-use support::{Client, S3_ACCESS_KEY, S3_BUCKET, S3_SECRET_KEY, S3sServer, Service, run};
+use support::{Client, S3_ACCESS_KEY, S3_BUCKET, S3_SECRET_KEY, Service, run};
 
 const W: usize = 640;
 const H: usize = 360;
@@ -226,7 +226,7 @@ async fn local_storage_flow_through_the_real_binary() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn s3_storage_flow_through_the_real_binary() {
-    let s3 = S3sServer::start();
+    let s3 = support::start_s3s();
     let data = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let key = "e2e-s3-key".to_owned();
@@ -235,7 +235,7 @@ async fn s3_storage_flow_through_the_real_binary() {
         &[
             ("CAPTIONS_API_KEYS", key.clone()),
             ("CAPTIONS_STORAGE", "s3".into()),
-            ("CAPTIONS_S3_ENDPOINT", s3.endpoint.clone()),
+            ("CAPTIONS_S3_ENDPOINT", s3.endpoint().to_owned()),
             ("CAPTIONS_S3_BUCKET", S3_BUCKET.into()),
             ("CAPTIONS_S3_REGION", "us-east-1".into()),
             ("CAPTIONS_S3_ACCESS_KEY", S3_ACCESS_KEY.into()),
@@ -259,7 +259,7 @@ async fn s3_storage_flow_through_the_real_binary() {
         descriptor["url"]
             .as_str()
             .unwrap()
-            .starts_with(&s3.endpoint),
+            .starts_with(s3.endpoint()),
         "{descriptor}"
     );
     caption_flow(&client, work.path()).await;

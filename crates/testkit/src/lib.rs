@@ -4,6 +4,7 @@
 //! - [`PostgresServer`]: a fresh PostgreSQL cluster from Debian's packages, run as the
 //!   unprivileged `postgres` user when the tests run as root (PostgreSQL refuses to run as root).
 //! - [`Chromedriver`]: Debian's chromedriver, for tests that drive Chromium through WebDriver.
+//! - [`S3sServer`]: s3s-fs, an S3 server that checks signatures and POST policies.
 //!
 //! [`media`] makes videos with speech and reads their frames; [`speech`] makes speech with
 //! known word times.
@@ -21,10 +22,12 @@
 mod chromedriver;
 pub mod media;
 mod postgres;
+mod s3s;
 pub mod speech;
 
 pub use chromedriver::{CHROMIUM, Chromedriver};
 pub use postgres::PostgresServer;
+pub use s3s::S3sServer;
 
 /// A TCP port that was free a moment ago on 127.0.0.1: for a server a test starts. Another
 /// process may take it in between, which on a test machine does not happen in practice.

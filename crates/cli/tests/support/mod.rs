@@ -3,7 +3,7 @@
 #![allow(dead_code, reason = "each test binary uses a part of this module")]
 
 use std::io::{BufRead as _, BufReader};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -18,11 +18,7 @@ pub fn captions_binary() -> PathBuf {
 }
 
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    caption_testkit::free_port().unwrap()
 }
 
 pub fn wait_for_port(port: u16, what: &str) {
@@ -116,16 +112,7 @@ impl Drop for Service {
 }
 
 pub fn run(program: &str, args: &[&str]) -> Vec<u8> {
-    let out = Command::new(program)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{program} must be installed: {e}"));
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+    caption_testkit::media::run(program, args).unwrap_or_else(|e| panic!("{e:#}"))
 }
 
 /// FFmpeg's arguments for a small, quickly made H.264 picture.
@@ -144,69 +131,19 @@ pub fn ffmpeg(args: &[&str]) {
 
 /// `text` spoken by espeak-ng's en-us voice at `words_per_minute`, as a WAV file at `path`.
 pub fn espeak_wav(path: &Path, words_per_minute: u32, text: &str) {
-    run(
-        "espeak-ng",
-        &[
-            "-v",
-            "en-us",
-            "-s",
-            &words_per_minute.to_string(),
-            "-w",
-            path.to_str().unwrap(),
-            text,
-        ],
-    );
+    caption_testkit::media::espeak_wav(path, words_per_minute, text)
+        .unwrap_or_else(|e| panic!("{e:#}"));
 }
 
 pub const S3_ACCESS_KEY: &str = "captions-e2e-key";
 pub const S3_SECRET_KEY: &str = "captions-e2e-secret";
 pub const S3_BUCKET: &str = "captions-e2e";
 
-/// s3s-fs (installed by scripts/setup-s3s) on a loopback port; killed on drop.
-pub struct S3sServer {
-    child: Child,
-    pub endpoint: String,
-    _data: tempfile::TempDir,
-}
-
-impl S3sServer {
-    pub fn start() -> Self {
-        let binary = std::env::var_os("CAPTIONS_S3S_FS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                PathBuf::from(std::env::var_os("HOME").unwrap())
-                    .join(".cache/caption-engine/tools/bin/s3s-fs")
-            });
-        assert!(
-            binary.is_file(),
-            "s3s-fs not found at {} (run scripts/setup-s3s)",
-            binary.display()
-        );
-        let data = tempfile::tempdir().unwrap();
-        std::fs::create_dir(data.path().join(S3_BUCKET)).unwrap();
-        let port = free_port();
-        let child = Command::new(&binary)
-            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--access-key", S3_ACCESS_KEY, "--secret-key", S3_SECRET_KEY])
-            .arg(data.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        wait_for_port(port, "s3s-fs");
-        Self {
-            child,
-            endpoint: format!("http://127.0.0.1:{port}"),
-            _data: data,
-        }
-    }
-}
-
-impl Drop for S3sServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// s3s-fs (installed by scripts/setup-s3s) on a loopback port with the e2e credentials and
+/// bucket; killed on drop.
+pub fn start_s3s() -> caption_testkit::S3sServer {
+    caption_testkit::S3sServer::start(S3_ACCESS_KEY, S3_SECRET_KEY, S3_BUCKET)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 pub struct Client {

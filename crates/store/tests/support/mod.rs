@@ -1,10 +1,8 @@
 //! Shared test set-up: an s3s-fs server on loopback, curl as the browser, test bodies.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use bytes::Bytes;
 use caption_store::{ByteStream, LinkOptions, S3Settings, S3Storage};
@@ -15,59 +13,21 @@ pub const SECRET_KEY: &str = "captions-test-secret";
 pub const BUCKET: &str = "captions-test";
 pub const REGION: &str = "us-east-1";
 
-/// A running s3s-fs (it verifies SigV4 signatures and POST policies), killed on drop.
+/// s3s-fs (it verifies SigV4 signatures and POST policies) with the test credentials and
+/// bucket, on loopback; killed on drop.
 pub struct S3sServer {
-    child: Child,
+    server: caption_testkit::S3sServer,
     pub endpoint: String,
-    pub data_dir: tempfile::TempDir,
-}
-
-fn s3s_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("CAPTIONS_S3S_FS") {
-        return PathBuf::from(path);
-    }
-    let home = std::env::var_os("HOME").expect("HOME is not set");
-    PathBuf::from(home).join(".cache/caption-engine/tools/bin/s3s-fs")
 }
 
 impl S3sServer {
     pub fn start() -> Self {
-        let binary = s3s_binary();
-        assert!(
-            binary.is_file(),
-            "s3s-fs not found at {} (set CAPTIONS_S3S_FS, or run scripts/setup-s3s)",
-            binary.display()
-        );
-        let data_dir = tempfile::tempdir().unwrap();
-        // s3s-fs keeps a bucket as a directory of its data root.
-        std::fs::create_dir(data_dir.path().join(BUCKET)).unwrap();
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(&binary)
-            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--access-key", ACCESS_KEY, "--secret-key", SECRET_KEY])
-            .arg(data_dir.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("starting {}: {e}", binary.display()));
-        let server = Self {
-            child,
-            endpoint: format!("http://127.0.0.1:{port}"),
-            data_dir,
-        };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "s3s-fs did not listen on port {port}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
+        let server = caption_testkit::S3sServer::start(ACCESS_KEY, SECRET_KEY, BUCKET)
+            .unwrap_or_else(|e| panic!("{e}"));
+        Self {
+            endpoint: server.endpoint().to_owned(),
+            server,
         }
-        server
     }
 
     pub fn settings(&self) -> S3Settings {
@@ -87,14 +47,7 @@ impl S3sServer {
 
     /// The file s3s-fs keeps for `key`, to prove nothing was written behind the API's back.
     pub fn object_file(&self, key: &str) -> PathBuf {
-        self.data_dir.path().join(BUCKET).join(key)
-    }
-}
-
-impl Drop for S3sServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.server.object_file(key)
     }
 }
 
