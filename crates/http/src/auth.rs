@@ -36,16 +36,26 @@ impl ApiKeys {
         }
     }
 
+    /// How many keys are accepted.
     pub fn len(&self) -> usize {
         self.digests.len()
     }
 
+    /// No key is accepted: every request is refused.
     pub fn is_empty(&self) -> bool {
         self.digests.is_empty()
     }
 
     /// Whether `presented` is one of the keys. Every key is compared, match or not, so the
     /// time taken does not say which one matched.
+    ///
+    /// ```
+    /// let keys = caption_http::ApiKeys::new(["first-key", "", "second-key"]);
+    /// assert_eq!(keys.len(), 2, "the empty key is dropped");
+    /// assert!(keys.accepts(b"second-key"));
+    /// assert!(!keys.accepts(b"second"));
+    /// assert!(!keys.accepts(b""));
+    /// ```
     pub fn accepts(&self, presented: &[u8]) -> bool {
         let digest: [u8; 32] = Sha256::digest(presented).into();
         let mut found = subtle::Choice::from(0);

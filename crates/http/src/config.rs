@@ -29,9 +29,13 @@ pub struct S3Config {
     /// e.g. `https://s3.eu-west-1.amazonaws.com` or `http://127.0.0.1:9000` (plain http is
     /// allowed only for `http://` endpoints, which are then taken as deliberate).
     pub endpoint: String,
+    /// The bucket's name.
     pub bucket: String,
+    /// The bucket's region, e.g. `eu-west-1`.
     pub region: String,
+    /// The access key id.
     pub access_key: String,
+    /// The secret access key (never logged).
     pub secret_key: String,
 }
 

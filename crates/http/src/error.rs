@@ -7,21 +7,29 @@ use serde::Serialize;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// The service configuration cannot work (a missing key, a bad address, ...).
     #[error("configuration: {0}")]
     Config(String),
+    /// Binding the socket or reading a configuration file failed.
     #[error("{context}: {source}")]
     Io {
+        /// What was being done.
         context: String,
+        /// The system's error.
         source: std::io::Error,
     },
+    /// The engine could not start.
     #[error(transparent)]
     Engine(#[from] caption_engine::Error),
+    /// The storage could not be opened.
     #[error(transparent)]
     Storage(#[from] caption_store::Error),
+    /// The job store could not be opened.
     #[error(transparent)]
     Jobs(#[from] caption_jobs::Error),
 }
 
+/// Result of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
@@ -41,7 +49,9 @@ impl Error {
 /// One problem of a 422: the field's path and the rule it breaks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FieldProblem {
+    /// The field's path in the request body (`config.sizes.fontSize`).
     pub path: String,
+    /// The rule it breaks, in words.
     pub rule: String,
 }
 
@@ -50,8 +60,11 @@ pub struct FieldProblem {
 /// and this is the one place that turns them into responses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiError {
+    /// The HTTP status.
     pub status: StatusCode,
+    /// The stable snake_case code of the body.
     pub code: &'static str,
+    /// A sentence for people.
     pub message: String,
     /// Every problem of a 422, in document order.
     pub details: Vec<FieldProblem>,
@@ -71,6 +84,7 @@ struct Detail<'a> {
 }
 
 impl ApiError {
+    /// An error of `status`, `code` and `message`, with no details.
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
         Self {
             status,
@@ -80,6 +94,7 @@ impl ApiError {
         }
     }
 
+    /// 401 `unauthorized`: no key, or one not accepted.
     pub fn unauthorized() -> Self {
         Self::new(
             StatusCode::UNAUTHORIZED,
@@ -88,6 +103,7 @@ impl ApiError {
         )
     }
 
+    /// 400 `malformed_json`: the body does not parse, for `reason`.
     pub fn malformed_json(reason: impl std::fmt::Display) -> Self {
         Self::new(
             StatusCode::BAD_REQUEST,
@@ -96,6 +112,7 @@ impl ApiError {
         )
     }
 
+    /// 413 `too_large`: the body passed `limit_bytes`.
     pub fn too_large(limit_bytes: usize) -> Self {
         Self::new(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -104,10 +121,12 @@ impl ApiError {
         )
     }
 
+    /// 404 `not_found` for a path the service does not have.
     pub fn not_found_route() -> Self {
         Self::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
     }
 
+    /// 405 `method_not_allowed`.
     pub fn method_not_allowed() -> Self {
         Self::new(
             StatusCode::METHOD_NOT_ALLOWED,

@@ -101,6 +101,7 @@ impl Server {
         &self.public_url
     }
 
+    /// The engine the server runs (for its storage and jobs, in tests and tools).
     pub fn engine(&self) -> &Engine {
         self.state.engine()
     }

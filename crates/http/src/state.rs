@@ -56,6 +56,7 @@ impl AppState {
         self
     }
 
+    /// The engine the routes call.
     pub fn engine(&self) -> &Engine {
         &self.engine
     }

@@ -31,7 +31,9 @@ const BODY_CHUNKS_IN_FLIGHT: usize = 8;
 /// its links.
 #[derive(Debug, Clone)]
 pub struct StorageRoutes {
+    /// Where uploads go and downloads come from.
     pub storage: Arc<dyn Storage>,
+    /// Signs and checks the upload policies and download links.
     pub authority: LocalAuthority,
 }
 
