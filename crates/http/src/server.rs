@@ -131,7 +131,45 @@ impl Server {
     }
 }
 
-/// Serves `config` until `shutdown` completes (see [`Server::run`]).
+/// Serves `config` until `shutdown` completes (see [`Server::run`]). To know the address
+/// before answering (a port of 0 takes a free one), bind and run in two steps:
+///
+/// ```
+/// use std::io::{Read as _, Write as _};
+///
+/// use caption_http::{ServiceConfig, Server};
+///
+/// # tokio::runtime::Runtime::new()?.block_on(async {
+/// let dir = tempfile::tempdir()?;
+/// let mut config = ServiceConfig::from_toml(r#"bind = "127.0.0.1:0"
+/// api_keys = ["secret-key"]"#)?;
+/// config.data_dir = dir.path().to_owned();
+/// let server = Server::bind(config).await?;
+/// let address = server.local_addr();
+/// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+/// let running = tokio::spawn(server.run(async move { stopped.await.ok(); }));
+///
+/// let reply = tokio::task::spawn_blocking(move || -> std::io::Result<String> {
+///     let mut socket = std::net::TcpStream::connect(address)?;
+///     socket.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")?;
+///     let mut reply = String::new();
+///     socket.read_to_string(&mut reply)?;
+///     Ok(reply)
+/// })
+/// .await??;
+/// assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+///
+/// stop.send(()).ok();
+/// running.await??;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`Server::bind`] (no API key, a port in use, storage or job store that cannot be
+/// opened) and [`Server::run`].
 pub async fn serve(
     config: ServiceConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
