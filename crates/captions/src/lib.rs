@@ -26,9 +26,9 @@
 //! With none (the default), this crate links whisper.cpp, FFmpeg, fontconfig and the drawing
 //! crates, nothing of a server.
 //!
-//! - `service`: [`service::Engine`], object storage on local disk, persistent jobs in an
+//! - `service`: `service::Engine`, object storage on local disk, persistent jobs in an
 //!   embedded database worked by a bounded pool, background generates and signed webhooks.
-//! - `http`: the HTTP service of the seven endpoints ([`http`]), on top of `service`.
+//! - `http`: the HTTP service of the seven endpoints (the `http` module), on top of `service`.
 
 #![warn(missing_docs)]
 
