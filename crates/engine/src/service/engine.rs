@@ -158,6 +158,43 @@ pub(crate) struct Inner {
 }
 
 /// The caption engine: cheap to clone, shareable across threads and tasks.
+///
+/// ```
+/// use std::time::Duration;
+///
+/// use bytes::Bytes;
+/// use caption_engine::{Engine, EngineOptions};
+/// use caption_store::{ObjectKey, PutOptions};
+/// use futures_util::StreamExt;
+///
+/// # tokio::runtime::Runtime::new()?.block_on(async {
+/// let dir = tempfile::tempdir()?;
+/// let options = EngineOptions::default().data_dir(dir.path()).model("tiny.en").workers(1);
+/// let engine = Engine::open_local(options, "http://127.0.0.1:8080")?;
+///
+/// // An upload, stored as the service's upload route would: President Kennedy, 11 s.
+/// let wav = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/audio/jfk.wav"))?;
+/// let key = ObjectKey::new_upload("jfk.wav");
+/// let body = futures_util::stream::once(async move { Ok(Bytes::from(wav)) });
+/// engine.storage().put(&key, body.boxed(), PutOptions::default()).await?;
+/// assert!(engine.submit_transcription("uploads/0/missing.wav", "en").await.is_err());
+///
+/// let workers = engine.spawn_workers(true).await?;
+/// let job_id = engine.submit_transcription(key.as_str(), "en").await?;
+/// let result = loop {
+///     let result = engine.transcription(&job_id).await?;
+///     if result.status.is_final() {
+///         break result;
+///     }
+///     tokio::time::sleep(Duration::from_millis(200)).await;
+/// };
+/// workers.shutdown().await;
+/// let words = result.words.expect("completed with words");
+/// assert_eq!(words.last().map(|w| w.punctuated_word.as_str()), Some("country."));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct Engine {
     pub(crate) inner: Arc<Inner>,
