@@ -8,7 +8,6 @@
 )]
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -23,35 +22,12 @@ const W: u32 = 360;
 const H: u32 = 640;
 
 fn ffmpeg(args: &[&str]) -> Vec<u8> {
-    let out = Command::new("ffmpeg")
-        .args(["-hide_banner", "-loglevel", "error", "-y"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "ffmpeg {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+    caption_testkit::media::ffmpeg(args).unwrap()
 }
 
 /// The decoded RGB frame shown at `t_s`.
 fn frame_at(video: &Path, t_s: f64) -> Vec<u8> {
-    let t = format!("{t_s:.3}");
-    let rgb = ffmpeg(&[
-        "-ss",
-        &t,
-        "-i",
-        video.to_str().unwrap(),
-        "-frames:v",
-        "1",
-        "-f",
-        "rawvideo",
-        "-pix_fmt",
-        "rgb24",
-        "-",
-    ]);
+    let rgb = caption_testkit::media::frame_rgb_at(video, t_s).unwrap();
     assert_eq!(rgb.len(), (W * H * 3) as usize);
     rgb
 }

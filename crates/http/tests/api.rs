@@ -8,7 +8,6 @@
 )]
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 
 use axum::Router;
@@ -138,42 +137,10 @@ async fn post_json(app: &Router, uri: &str, body: &Value) -> Reply {
     .await
 }
 
-fn ffmpeg(args: &[&str]) {
-    let out = Command::new("ffmpeg")
-        .args(["-hide_banner", "-loglevel", "error", "-y"])
-        .args(args)
-        .output()
-        .expect("ffmpeg must be installed");
-    assert!(
-        out.status.success(),
-        "ffmpeg {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// A short video with a tone: enough for generate, quick to burn.
 fn make_clip(path: &Path, seconds: u32) {
-    let duration = seconds.to_string();
-    ffmpeg(&[
-        "-f",
-        "lavfi",
-        "-i",
-        "color=c=gray:s=320x240:r=25",
-        "-f",
-        "lavfi",
-        "-i",
-        "sine=frequency=440:sample_rate=16000",
-        "-t",
-        &duration,
-        "-c:v",
-        "libx264",
-        "-pix_fmt",
-        "yuv420p",
-        "-c:a",
-        "aac",
-        "-shortest",
-        path.to_str().unwrap(),
-    ]);
+    caption_testkit::media::tone_video(path, "color=c=gray:s=320x240:r=25", f64::from(seconds))
+        .unwrap();
 }
 
 /// A browser-style multipart form: the descriptor's fields, then the file last.

@@ -252,43 +252,13 @@ impl Service {
 }
 
 fn ffmpeg(args: &[&str]) {
-    let out = Command::new("ffmpeg")
-        .args(["-hide_banner", "-loglevel", "error", "-y"])
-        .args(args)
-        .output()
-        .expect("ffmpeg must be installed");
-    assert!(
-        out.status.success(),
-        "ffmpeg {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    caption_testkit::media::ffmpeg(args).unwrap();
 }
 
 /// A gray video with a tone, `seconds` long, small enough to burn quickly.
 fn make_clip(path: &Path, seconds: u32) {
-    let duration = seconds.to_string();
-    ffmpeg(&[
-        "-f",
-        "lavfi",
-        "-i",
-        "color=c=gray:s=320x240:r=15",
-        "-f",
-        "lavfi",
-        "-i",
-        "sine=frequency=440:sample_rate=16000",
-        "-t",
-        &duration,
-        "-c:v",
-        "libx264",
-        "-preset",
-        "ultrafast",
-        "-pix_fmt",
-        "yuv420p",
-        "-c:a",
-        "aac",
-        "-shortest",
-        path.to_str().unwrap(),
-    ]);
+    caption_testkit::media::tone_video(path, "color=c=gray:s=320x240:r=15", f64::from(seconds))
+        .unwrap();
 }
 
 fn jfk_wav() -> PathBuf {

@@ -25,6 +25,57 @@ fn utf8(path: &Path) -> anyhow::Result<&str> {
         .with_context(|| format!("{} is not UTF-8", path.display()))
 }
 
+/// Runs the ffmpeg CLI quietly (`-hide_banner -loglevel error -nostdin`), overwriting its
+/// output (`-y`), with `args`; returns its standard output.
+pub fn ffmpeg(args: &[&str]) -> anyhow::Result<Vec<u8>> {
+    let mut all = vec!["-hide_banner", "-loglevel", "error", "-nostdin", "-y"];
+    all.extend_from_slice(args);
+    run("ffmpeg", &all)
+}
+
+/// FFmpeg's output arguments for a small H.264 picture, quickly made.
+pub const H264_FAST: &[&str] = &[
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-pix_fmt",
+    "yuv420p",
+];
+
+/// An H.264/AAC MP4 at `video`, `seconds` long: the picture of ffmpeg's lavfi source `picture`
+/// (for example `color=c=gray:s=320x240:r=25`) with a 440 Hz tone. Quick to make and to burn.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let video = caption_testkit::media::tone_video(
+///     &dir.path().join("tone.mp4"),
+///     "color=c=white:s=64x36:r=25",
+///     1.0,
+/// )?;
+/// assert!(video.metadata()?.len() > 0);
+/// # Ok::<(), anyhow::Error>(())
+/// ```
+pub fn tone_video(video: &Path, picture: &str, seconds: f64) -> anyhow::Result<PathBuf> {
+    let duration = seconds.to_string();
+    let mut args = vec![
+        "-f",
+        "lavfi",
+        "-i",
+        picture,
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=frequency=440:sample_rate=16000",
+        "-t",
+        &duration,
+    ];
+    args.extend_from_slice(H264_FAST);
+    args.extend_from_slice(&["-c:a", "aac", "-shortest", utf8(video)?]);
+    ffmpeg(&args)?;
+    Ok(video.to_owned())
+}
+
 /// Writes `text` spoken by espeak-ng's American English voice at `words_per_minute` to `wav`.
 pub fn espeak_wav(wav: &Path, words_per_minute: u32, text: &str) -> anyhow::Result<()> {
     let rate = words_per_minute.to_string();

@@ -117,16 +117,12 @@ pub fn run(program: &str, args: &[&str]) -> Vec<u8> {
 
 /// FFmpeg's arguments for a small, quickly made H.264 picture.
 pub fn h264_fast() -> Vec<&'static str> {
-    "-c:v libx264 -preset ultrafast -pix_fmt yuv420p"
-        .split(' ')
-        .collect()
+    caption_testkit::media::H264_FAST.to_vec()
 }
 
 /// FFmpeg, quiet and overwriting, with `args`.
 pub fn ffmpeg(args: &[&str]) {
-    let mut all = vec!["-hide_banner", "-loglevel", "error", "-y"];
-    all.extend_from_slice(args);
-    run("ffmpeg", &all);
+    caption_testkit::media::ffmpeg(args).unwrap_or_else(|e| panic!("{e:#}"));
 }
 
 /// `text` spoken by espeak-ng's en-us voice at `words_per_minute`, as a WAV file at `path`.

@@ -6,19 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Runs the ffmpeg CLI with `args` (after `-y -hide_banner -loglevel error`), panicking with
-/// its stderr when it fails.
+/// Runs the ffmpeg CLI with `args` (quiet and overwriting), panicking with its stderr when it
+/// fails.
 pub fn ffmpeg(args: &[&str]) {
-    let output = Command::new("ffmpeg")
-        .args(["-y", "-hide_banner", "-loglevel", "error", "-nostdin"])
-        .args(args)
-        .output()
-        .expect("the ffmpeg CLI must be installed (scripts/system-packages.txt)");
-    assert!(
-        output.status.success(),
-        "ffmpeg {args:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    caption_testkit::media::ffmpeg(args).unwrap_or_else(|e| panic!("{e:#}"));
 }
 
 /// Runs ffprobe and returns its stdout.
