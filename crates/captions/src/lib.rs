@@ -21,6 +21,38 @@
 //! [`Task`]: the spoken language, a progress callback ([`Progress`]: a [`Stage`] and 0–100) and
 //! a [`Cancel`] flag; every error has a typed [`ErrorCode`].
 //!
+//! The same on a clip made here (espeak-ng and ffmpeg, as `make setup` installs them), checked:
+//!
+//! ```
+//! use captions::{Captioner, Stage, Task};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let video = caption_testkit::media::speech_video(
+//!     &dir.path().join("talk.mp4"),
+//!     "color=c=gray:s=320x240:r=25",
+//!     "Hello world, this is a test of the captions.",
+//! )?;
+//! let captioner = Captioner::builder().model("tiny.en").build()?;
+//! let burned = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+//! let seen = burned.clone();
+//! let task = Task::default().on_progress(move |p| {
+//!     if p.stage == Stage::Burning && p.percent == 100 {
+//!         seen.store(true, std::sync::atomic::Ordering::Relaxed);
+//!     }
+//! });
+//! let words = captioner.transcribe(&video, &task)?;
+//! let text: String = words.iter().map(|w| w.word.to_lowercase() + " ").collect();
+//! assert!(text.contains("hello") && text.contains("test"), "heard {text:?}");
+//! assert!(words.windows(2).all(|w| w[0].end <= w[1].start), "in order, not overlapping");
+//!
+//! let style = captioner.template("bold-highlight")?.config;
+//! let output = dir.path().join("talk-captioned.mp4");
+//! let report = captioner.burn(&video, &output, &words, &style, &task)?;
+//! assert!(report.frames_with_overlay > 0 && output.is_file());
+//! assert!(burned.load(std::sync::atomic::Ordering::Relaxed), "progress reached 100 %");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Features
 //!
 //! With none (the default), this crate links whisper.cpp, FFmpeg, fontconfig and the drawing
