@@ -7,6 +7,8 @@
     reason = "test code: a panic is the failure report"
 )]
 
+mod support;
+
 use std::path::Path;
 use std::sync::Arc;
 
@@ -17,7 +19,7 @@ use caption_core::Word;
 use caption_engine::{Engine, EngineOptions};
 use caption_http::{ApiKeys, AppState, router};
 use caption_jobs::{ClaimOptions, EmbeddedJobStore, JobStore};
-use caption_store::{LocalAuthority, StorageOptions, open_storage};
+use caption_store::{StorageOptions, open_storage};
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
 
@@ -31,23 +33,17 @@ struct Harness {
 
 fn harness_with(generate_slots: usize, max_body_bytes: usize) -> Harness {
     let dir = tempfile::tempdir().unwrap();
-    let opened = open_storage(&StorageOptions::local(
-        dir.path().join("storage"),
-        "http://captions.test",
-    ))
-    .unwrap();
-    let jobs = Arc::new(EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap());
     let options = EngineOptions::default()
-        .data_dir(dir.path().to_owned())
         .model("tiny.en")
         .generate_slots(generate_slots);
-    let engine = Engine::new(options, opened.storage, jobs.clone()).unwrap();
-    let authority: LocalAuthority = opened.local.unwrap();
-    let state = AppState::new(engine, ApiKeys::new([KEY, "second-key"]))
-        .with_local_storage(authority)
-        .with_max_body_bytes(max_body_bytes);
+    let (app, jobs) = support::router_in(
+        dir.path(),
+        &[KEY, "second-key"],
+        options,
+        Some(max_body_bytes),
+    );
     Harness {
-        app: router(state),
+        app,
         jobs,
         _dir: dir,
     }

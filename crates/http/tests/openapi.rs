@@ -9,8 +9,9 @@
     reason = "test code: a panic is the failure report"
 )]
 
+mod support;
+
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use axum::Router;
 use axum::body::{Body, to_bytes};
@@ -19,29 +20,17 @@ use caption_core::{
     Catalog, CreateJobResponse, GenerateRequest, JobError, JobStatus, TranscriptRequest,
     TranscriptResult, UploadDescriptor, Word, parse_config_patch, rules, wire_schemas,
 };
-use caption_engine::{Engine, EngineOptions};
-use caption_http::{ApiKeys, AppState, router};
-use caption_jobs::EmbeddedJobStore;
-use caption_store::{StorageOptions, open_storage};
+use caption_engine::EngineOptions;
 use serde_json::{Map, Value, json};
 use tower::ServiceExt as _;
 
 const KEY: &str = "test-key-0123456789";
 
-/// The router over a real engine with local storage, and the folder it lives in.
+/// The router over a real engine, and the folder it lives in.
 fn app() -> (Router, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let opened = open_storage(&StorageOptions::local(
-        dir.path().join("storage"),
-        "http://captions.test",
-    ))
-    .unwrap();
-    let jobs = Arc::new(EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap());
-    let options = EngineOptions::default().data_dir(dir.path().to_owned());
-    let engine = Engine::new(options, opened.storage, jobs).unwrap();
-    let state =
-        AppState::new(engine, ApiKeys::new([KEY])).with_local_storage(opened.local.unwrap());
-    (router(state), dir)
+    let (app, _) = support::router_in(dir.path(), &[KEY], EngineOptions::default(), None);
+    (app, dir)
 }
 
 async fn call(app: &Router, method: Method, uri: &str, body: Option<Value>) -> (StatusCode, Value) {

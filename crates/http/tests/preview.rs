@@ -7,30 +7,19 @@
     reason = "test code: a panic is the failure report"
 )]
 
-use std::sync::Arc;
+mod support;
 
 use axum::Router;
 use axum::body::{Body, to_bytes};
 use axum::http::{Method, Request, StatusCode, header};
-use caption_engine::{Engine, EngineOptions};
-use caption_http::{ApiKeys, AppState, router};
-use caption_jobs::EmbeddedJobStore;
-use caption_store::{StorageOptions, open_storage};
+use caption_engine::EngineOptions;
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
 
 const KEY: &str = "preview-test-key-0123456789";
 
 fn app(dir: &std::path::Path) -> Router {
-    let opened = open_storage(&StorageOptions::local(
-        dir.join("storage"),
-        "http://captions.test",
-    ))
-    .unwrap();
-    let jobs = Arc::new(EmbeddedJobStore::open(dir.join("jobs.redb")).unwrap());
-    let options = EngineOptions::default().data_dir(dir.to_owned());
-    let engine = Engine::new(options, opened.storage, jobs).unwrap();
-    router(AppState::new(engine, ApiKeys::new([KEY])).with_local_storage(opened.local.unwrap()))
+    support::router_in(dir, &[KEY], EngineOptions::default(), None).0
 }
 
 async fn send(
