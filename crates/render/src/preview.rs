@@ -160,6 +160,23 @@ fn label_renderer(
 /// Contact sheets: a frame in the middle of each word, scaled to `tile_width_px` wide, each
 /// with its word and start time written under it, at most `tiles_per_sheet` to a sheet; as
 /// PNG bytes, one per sheet, in word order.
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use caption_core::{Catalog, Word};
+/// use caption_render::{CaptionRenderer, FrameSize, SheetOptions, SystemFonts, contact_sheets_png};
+///
+/// let fonts = Arc::new(SystemFonts::new()?);
+/// let words: Vec<Word> =
+///     ["one", "two", "three"].iter().enumerate().map(|(i, w)| Word::new(i as f64, i as f64 + 0.9, *w)).collect();
+/// let style = Catalog::builtin()?.default_config().clone();
+/// let renderer = CaptionRenderer::new(&words, &style, FrameSize::new(640, 360), fonts.clone())?;
+/// let sheets = contact_sheets_png(&renderer, fonts, &SheetOptions::default().tiles_per_sheet(2))?;
+/// assert_eq!(sheets.len(), 2, "three words, two to a sheet");
+/// assert!(sheets.iter().all(|png| png.starts_with(b"\x89PNG")));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn contact_sheets_png(
     renderer: &CaptionRenderer,
     fonts: Arc<dyn FontSource>,

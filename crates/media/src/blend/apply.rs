@@ -95,6 +95,25 @@ fn blend_block_u16(plane: &mut [u8], stride: usize, block: &Block, channel: usiz
 
 /// Blends `overlay` (in the frame's coded orientation) into `frame`; a one-off convenience
 /// over [`PreparedOverlay`], which the pipeline caches across frames instead.
+///
+/// ```
+/// use caption_media::{Colorimetry, FrameMut, Overlay, PlaneLayout, YuvMatrix, blend_overlay};
+///
+/// // A black 4x2 yuv420p frame (limited range: luma 16, chroma 128).
+/// let (mut y, mut u, mut v) = (vec![16_u8; 8], vec![128_u8; 2], vec![128_u8; 2]);
+/// let mut frame = FrameMut {
+///     layout: PlaneLayout::Yuv420p,
+///     width: 4,
+///     height: 2,
+///     planes: [&mut y, &mut u, &mut v],
+///     strides: [4, 2, 2],
+/// };
+/// let colorimetry = Colorimetry { matrix: YuvMatrix::Bt709, full_range: false };
+/// // Opaque white over the left half.
+/// blend_overlay(&mut frame, &Overlay::solid(0, 0, 2, 2, [255, 255, 255, 255]), colorimetry);
+/// assert_eq!(y, [235, 235, 16, 16, 235, 235, 16, 16]);
+/// assert_eq!((u, v), (vec![128, 128], vec![128, 128]), "white has no chroma");
+/// ```
 pub fn blend_overlay(frame: &mut FrameMut<'_>, overlay: &Overlay, colorimetry: Colorimetry) {
     if let Some(prepared) = PreparedOverlay::new(
         overlay,
