@@ -391,3 +391,36 @@ async fn the_schemas_refuse_what_the_validator_refuses() {
         ])
     );
 }
+
+/// The studio offers the enum values of the schema, no more and no fewer: its choice lists
+/// (`CHOICES` in `studio/style.js`) are compared with the served enums.
+#[tokio::test]
+async fn the_studio_offers_the_schema_s_values() {
+    let (app, _dir) = app();
+    let document = served(&app).await;
+    let style =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/studio/style.js")).unwrap();
+    for (choice, schema) in [
+        ("effect", "EffectType"),
+        ("\"display-mode\"", "DisplayMode"),
+        ("\"emoji-mode\"", "DisplayEmojis"),
+        ("caps", "CapitalizationType"),
+    ] {
+        let line = style
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{choice}: [")))
+            .unwrap_or_else(|| panic!("no {choice} list in style.js"));
+        let inside = &line[line.find('[').unwrap() + 1..line.rfind(']').unwrap()];
+        let offered: Vec<&str> = inside
+            .split(',')
+            .map(|v| v.trim().trim_matches('"'))
+            .collect();
+        let values: Vec<&str> = document["components"]["schemas"][schema]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(offered, values, "studio {choice} against {schema}");
+    }
+}
