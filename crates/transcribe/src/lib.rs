@@ -26,28 +26,6 @@
 //! ```
 
 #![warn(missing_docs)]
-//!
-//! ```
-//! use caption_transcribe::{TranscribeOptions, Transcriber, WhisperTranscriber};
-//!
-//! // President Kennedy, 11 s of 16 kHz mono speech from the repository's fixtures.
-//! let wav = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/audio/jfk.wav");
-//! let samples: Vec<f32> = caption_testkit::speech::read_wav_16k(wav.as_ref())?
-//!     .iter()
-//!     .map(|&s| f32::from(s) / 32768.0)
-//!     .collect();
-//!
-//! let whisper = WhisperTranscriber::open_installed("tiny.en")?; // installed by `make setup`
-//! let transcript = whisper.transcribe(&samples, &TranscribeOptions::default().threads(2))?;
-//! assert_eq!(transcript.language.as_deref(), Some("en"));
-//! let words: Vec<&str> = transcript.words.iter().map(|w| w.word.as_str()).collect();
-//! assert!(words.starts_with(&["And", "so", "my", "fellow"]), "{words:?}");
-//! assert_eq!(transcript.words.last().map(|w| w.punctuated_word.as_str()), Some("country."));
-//! assert!(transcript.words.windows(2).all(|w| w[0].end <= w[1].start));
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
-
-#![warn(missing_docs)]
 
 mod align;
 mod chunks;
