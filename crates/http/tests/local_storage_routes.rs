@@ -11,6 +11,7 @@ use caption_store::{
     Error, GetOptions, LOCAL_BUCKET, LOCAL_REGION, LinkOptions, LocalStorage, ObjectKey,
     PostPolicyRequest, Storage, UploadDescriptor, presigned_post,
 };
+use caption_testkit::upload;
 use futures_util::StreamExt as _;
 
 const MAX_BYTES: u64 = 64 * 1024;
@@ -44,29 +45,7 @@ async fn start() -> Service {
 }
 
 fn form_fields(descriptor: &UploadDescriptor) -> Vec<(String, String)> {
-    let mut fields: Vec<_> = descriptor
-        .fields
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    fields.sort_by_key(|(k, _)| k != "key");
-    fields
-}
-
-fn with(fields: &[(String, String)], name: &str, value: &str) -> Vec<(String, String)> {
-    fields
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.clone(),
-                if k == name {
-                    value.to_owned()
-                } else {
-                    v.clone()
-                },
-            )
-        })
-        .collect()
+    upload::form_fields(&descriptor.fields)
 }
 
 /// Runs curl off the async runtime (the server lives on it): status, body, lowercase headers.
@@ -104,36 +83,23 @@ async fn curl(args: Vec<String>) -> (u16, String, String) {
     (status, String::from_utf8_lossy(&body).into_owned(), headers)
 }
 
-/// POSTs the fields then the file, exactly like a browser form (`--form-string` keeps values
-/// literal).
+/// POSTs the fields then the file, exactly like a browser form, off the async runtime (the
+/// server lives on it).
 async fn curl_form(url: &str, fields: &[(String, String)], file: &Path) -> (u16, String) {
-    let mut args = Vec::new();
-    for (name, value) in fields {
-        args.push("--form-string".to_owned());
-        args.push(format!("{name}={value}"));
-    }
-    args.push("-F".into());
-    args.push(format!("file=@{};type=video/mp4", file.display()));
-    args.push(url.to_owned());
-    let (status, body, _) = curl(args).await;
-    (status, body)
+    let (url, fields, file) = (url.to_owned(), fields.to_vec(), file.to_owned());
+    tokio::task::spawn_blocking(move || {
+        upload::curl_form(&url, &fields, &file, "video/mp4").unwrap()
+    })
+    .await
+    .unwrap()
 }
 
 fn s3_code(body: &str) -> String {
-    body.split_once("<Code>")
-        .and_then(|(_, rest)| rest.split_once("</Code>"))
-        .map(|(code, _)| code.to_owned())
-        .unwrap_or_default()
+    upload::s3_error_code(body).to_owned()
 }
 
 fn test_bytes(len: usize, seed: u8) -> Vec<u8> {
-    (0..len)
-        .map(|i| {
-            (i as u32)
-                .wrapping_mul(2_654_435_761)
-                .rotate_left(seed.into()) as u8
-        })
-        .collect()
+    upload::test_bytes(len, seed.into())
 }
 
 async fn assert_not_stored(service: &Service, key: &str) {
@@ -260,7 +226,7 @@ async fn tampered_expired_misdirected_oversized_and_incomplete_forms_are_refused
     );
     let (status, body) = curl_form(
         &d.url,
-        &with(&form_fields(&d), "X-Amz-Signature", &flipped),
+        &upload::with_field(&form_fields(&d), "X-Amz-Signature", &flipped),
         &file,
     )
     .await;
@@ -275,7 +241,7 @@ async fn tampered_expired_misdirected_oversized_and_incomplete_forms_are_refused
     let other = ObjectKey::new_upload("other.mp4");
     let (status, body) = curl_form(
         &d.url,
-        &with(&form_fields(&d), "key", other.as_str()),
+        &upload::with_field(&form_fields(&d), "key", other.as_str()),
         &file,
     )
     .await;

@@ -10,37 +10,11 @@ use caption_store::{
     Error, GetOptions, LinkOptions, ObjectKey, PostCredentials, PostPolicyRequest, Storage,
     presigned_post,
 };
+use caption_testkit::upload::{form_fields, with_field, without_field};
 use support::{ACCESS_KEY, BUCKET, REGION, S3sServer, SECRET_KEY, collect, curl_form, s3_code};
 
 fn fields(descriptor: &caption_store::UploadDescriptor) -> Vec<(String, String)> {
-    // `key` first as browsers' forms usually have it; the file always goes last.
-    let mut fields: Vec<(String, String)> = descriptor
-        .fields
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    fields.sort_by_key(|(k, _)| k != "key");
-    fields
-}
-
-fn with(fields: &[(String, String)], name: &str, value: &str) -> Vec<(String, String)> {
-    fields
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.clone(),
-                if k == name {
-                    value.to_owned()
-                } else {
-                    v.clone()
-                },
-            )
-        })
-        .collect()
-}
-
-fn without(fields: &[(String, String)], name: &str) -> Vec<(String, String)> {
-    fields.iter().filter(|(k, _)| k != name).cloned().collect()
+    form_fields(&descriptor.fields)
 }
 
 async fn assert_not_stored(storage: &dyn Storage, server: &S3sServer, key: &str) {
@@ -83,7 +57,7 @@ async fn browser_form_upload_to_s3_round_trips_and_tampering_is_refused() {
     let signature = d.fields["X-Amz-Signature"].clone();
     let (status, body) = curl_form(
         &d.url,
-        &with(
+        &with_field(
             &f,
             "X-Amz-Signature",
             &support::flip_last_hex_digit(&signature),
@@ -100,7 +74,11 @@ async fn browser_form_upload_to_s3_round_trips_and_tampering_is_refused() {
     // Another key than the one signed for.
     let d = fresh().await;
     let other = ObjectKey::new_upload("other.mp4");
-    let (status, body) = curl_form(&d.url, &with(&fields(&d), "key", other.as_str()), &file);
+    let (status, body) = curl_form(
+        &d.url,
+        &with_field(&fields(&d), "key", other.as_str()),
+        &file,
+    );
     assert!(
         (400..500).contains(&status) && !s3_code(&body).is_empty(),
         "{status} {body}"
@@ -119,7 +97,7 @@ async fn browser_form_upload_to_s3_round_trips_and_tampering_is_refused() {
     // Missing fields.
     for missing in ["X-Amz-Signature", "Policy", "X-Amz-Credential"] {
         let d = fresh().await;
-        let (status, body) = curl_form(&d.url, &without(&fields(&d), missing), &file);
+        let (status, body) = curl_form(&d.url, &without_field(&fields(&d), missing), &file);
         assert!(
             (400..500).contains(&status) && !s3_code(&body).is_empty(),
             "{missing}: {status} {body}"

@@ -7,7 +7,7 @@
 //! - [`S3sServer`]: s3s-fs, an S3 server that checks signatures and POST policies.
 //!
 //! [`media`] makes videos with speech and reads their frames; [`speech`] makes speech with
-//! known word times.
+//! known word times; [`upload`] plays a browser's form upload with curl.
 //!
 //! ```
 //! let server = caption_testkit::PostgresServer::start()?;
@@ -24,6 +24,7 @@ pub mod media;
 mod postgres;
 mod s3s;
 pub mod speech;
+pub mod upload;
 
 pub use chromedriver::{CHROMIUM, Chromedriver};
 pub use postgres::PostgresServer;

@@ -53,15 +53,7 @@ impl S3sServer {
 
 /// Deterministic, non-repeating-looking test bytes.
 pub fn test_bytes(len: usize, seed: u32) -> Vec<u8> {
-    let mut state = seed.wrapping_mul(2_654_435_761).wrapping_add(1);
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            (state >> 24) as u8
-        })
-        .collect()
+    caption_testkit::upload::test_bytes(len, seed)
 }
 
 /// `bytes` as a stream of `chunk`-sized pieces.
@@ -84,22 +76,7 @@ pub async fn collect(mut body: ByteStream) -> Vec<u8> {
 /// POSTs a multipart form the way a browser form does: the fields in order, then the file
 /// last. Returns the status code and response body.
 pub fn curl_form(url: &str, fields: &[(String, String)], file: &Path) -> (u16, String) {
-    let mut command = Command::new("curl");
-    command.args(["-sS", "-o", "-", "-w", "\n%{http_code}"]);
-    for (name, value) in fields {
-        // --form-string: values are sent as they are, never read from a file or a '<'.
-        command.arg("--form-string").arg(format!("{name}={value}"));
-    }
-    command.arg("-F").arg(format!(
-        "file=@{};type=application/octet-stream",
-        file.display()
-    ));
-    command.arg(url);
-    let output = command.output().expect("curl must be installed");
-    assert!(output.status.success(), "curl failed: {output:?}");
-    let text = String::from_utf8_lossy(&output.stdout).into_owned();
-    let (body, status) = text.rsplit_once('\n').unwrap();
-    (status.trim().parse().unwrap(), body.to_owned())
+    caption_testkit::upload::curl_form(url, fields, file, "application/octet-stream").unwrap()
 }
 
 /// GETs a URL with curl; status and body bytes.
@@ -122,10 +99,7 @@ pub fn curl_get(url: &str) -> (u16, Vec<u8>) {
 
 /// The `<Code>` of an S3 XML error body.
 pub fn s3_code(body: &str) -> &str {
-    body.split_once("<Code>")
-        .and_then(|(_, rest)| rest.split_once("</Code>"))
-        .map(|(code, _)| code)
-        .unwrap_or("")
+    caption_testkit::upload::s3_error_code(body)
 }
 
 /// Changes the last character (a hex digit of a signature at the end of a URL or field).
