@@ -65,6 +65,14 @@ pub(crate) struct ApiDoc;
 
 /// The document served at `/v1/openapi.json` (OpenAPI 3.1), with [`schemas`] as its
 /// components.
+///
+/// ```
+/// let document = caption_http::openapi();
+/// assert!(document["openapi"].as_str().is_some_and(|v| v.starts_with("3.1")));
+/// assert!(document["paths"]["/v1/transcript"]["post"].is_object());
+/// let config = &document["components"]["schemas"]["Config"];
+/// assert_eq!(config["properties"]["fontWeight"]["maximum"], 900);
+/// ```
 pub fn openapi() -> Value {
     let mut document = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
     if let Some(document) = document.as_object_mut() {

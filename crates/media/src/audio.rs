@@ -21,6 +21,30 @@ const MAX_CONSECUTIVE_DECODE_ERRORS: u32 = 50;
 ///
 /// Chunks have no fixed size (about one decoded frame each). Iterate with
 /// [`AudioReader::next_chunk`] or as an [`Iterator`] of `Result<Vec<f32>>`.
+///
+/// ```
+/// use std::process::Command;
+///
+/// // Ten seconds of a 48 kHz stereo tone in an MP4, made by the ffmpeg command line.
+/// let dir = tempfile::tempdir()?;
+/// let m4a = dir.path().join("tone.m4a");
+/// let made = Command::new("ffmpeg")
+///     .args(["-loglevel", "error", "-f", "lavfi", "-i", "sine=frequency=300:duration=10"])
+///     .args(["-ar", "48000", "-ac", "2", "-c:a", "aac"])
+///     .arg(&m4a)
+///     .status()?;
+/// assert!(made.success());
+///
+/// let mut reader = caption_media::AudioReader::open(&m4a)?;
+/// let mut loudest = 0.0_f32;
+/// while let Some(chunk) = reader.next_chunk()? {
+///     assert!(chunk.len() < 16_000, "chunks are small, the input is never held whole");
+///     loudest = chunk.iter().fold(loudest, |m, s| m.max(s.abs()));
+/// }
+/// assert!((reader.samples_read() as i64 - 160_000).abs() < 2_000, "{}", reader.samples_read());
+/// assert!(loudest > 0.1 && loudest <= 1.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct AudioReader {
     path: PathBuf,
     input: Input,

@@ -163,6 +163,30 @@ impl LocalAuthority {
     }
 
     /// Checks a download link's parts (constant-time signature comparison, then expiry).
+    ///
+    /// ```
+    /// use caption_store::{LinkOptions, LocalAuthority, ObjectKey, S3ErrorCode};
+    /// use time::{Duration, OffsetDateTime};
+    ///
+    /// let authority = LocalAuthority::from_secret([7; 32], "https://captions.example", LinkOptions::default());
+    /// let key = ObjectKey::new_under("outputs", "talk.mp4");
+    /// let now = OffsetDateTime::now_utc();
+    /// let link = authority.download_url(&key, now);
+    /// let query = link.split_once('?').expect("a query").1;
+    /// let (expires, sig) = query.split_once('&').expect("two parameters");
+    /// let (expires, sig) = (&expires["expires=".len()..], &sig["sig=".len()..]);
+    ///
+    /// assert_eq!(authority.verify_download(key.as_str(), expires, sig, now), Ok(key.clone()));
+    /// let forged = authority.verify_download("outputs/other.mp4", expires, sig, now).unwrap_err();
+    /// assert_eq!(forged.code, S3ErrorCode::SignatureDoesNotMatch);
+    /// let late = authority.verify_download(key.as_str(), expires, sig, now + Duration::days(2));
+    /// assert_eq!(late.unwrap_err().code, S3ErrorCode::AccessDenied, "links last a day");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// An [`S3Error`] to answer with: `SignatureDoesNotMatch` for a link this authority did not
+    /// sign, `AccessDenied` for a malformed or expired one.
     pub fn verify_download(
         &self,
         key: &str,
