@@ -637,6 +637,17 @@ pub fn parse_generate_request_with(
 
 /// Validates the body of `POST /transcript`. `lang` must be `auto` or a two-letter lower-case
 /// code; whether a model supports it is the transcriber's decision.
+///
+/// ```
+/// use caption_core::parse_transcript_request;
+/// use serde_json::json;
+///
+/// let request = parse_transcript_request(&json!({"input": "uploads/1/talk.mp4"}))?;
+/// assert_eq!(request.lang, "auto");
+/// let problems = parse_transcript_request(&json!({"input": "x", "lang": "English"})).unwrap_err();
+/// assert_eq!(problems.iter().next().map(|p| p.path.as_str()), Some("lang"));
+/// # Ok::<(), caption_core::ValidationErrors>(())
+/// ```
 pub fn parse_transcript_request(value: &Value) -> Result<TranscriptRequest, ValidationErrors> {
     let mut w = Walker::new();
     let Some(map) = w.object(value, "body") else {

