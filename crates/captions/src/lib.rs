@@ -59,8 +59,14 @@
 //! crates, nothing of a server.
 //!
 //! - `service`: `service::Engine`, object storage on local disk, persistent jobs in an
-//!   embedded database worked by a bounded pool, background generates and signed webhooks.
-//! - `http`: the HTTP service of the seven endpoints (the `http` module), on top of `service`.
+//!   embedded database (redb) worked by a bounded pool, background generates and signed
+//!   webhooks.
+//! - `s3`: S3-compatible buckets for the service's objects (`service::storage::S3Storage`,
+//!   object_store's `aws` backend), on top of `service`.
+//! - `postgres`: jobs in PostgreSQL shared by several machines
+//!   (`service::jobs::PostgresJobStore`, tokio-postgres), on top of `service`.
+//! - `http`: the HTTP service of the seven endpoints (the `http` module), on top of `service`,
+//!   `s3` and `postgres` (its configuration may name either).
 
 #![warn(missing_docs)]
 
@@ -86,9 +92,10 @@ pub mod service {
         EVENT_ID_HEADER, Engine, EngineOptions, GenerateStatus, SIGNATURE_HEADER,
         TranscriptionStatus, WebhookOptions, WorkerPool, is_public_address, sign, verify_signature,
     };
-    /// Persistent jobs: the job store trait and its embedded and PostgreSQL stores.
+    /// Persistent jobs: the job store trait, its embedded store and (feature `postgres`) its
+    /// PostgreSQL store.
     pub use caption_jobs as jobs;
-    /// Object storage: local disk or S3, upload descriptors and download links.
+    /// Object storage: local disk or (feature `s3`) S3, upload descriptors and download links.
     pub use caption_store as storage;
 }
 

@@ -442,15 +442,12 @@ impl ServiceConfig {
                 allow_http: self.s3.endpoint.starts_with("http://"),
             },
         };
-        StorageOptions {
-            backend,
-            public_base_url: public_url.to_owned(),
-            links: LinkOptions {
-                upload_ttl: Duration::from_secs(self.upload_ttl_s),
-                download_ttl: Duration::from_secs(self.download_ttl_s),
-                max_upload_bytes: self.max_upload_bytes,
-            },
-        }
+        StorageOptions::new(backend, public_url).links(
+            LinkOptions::default()
+                .upload_ttl(Duration::from_secs(self.upload_ttl_s))
+                .download_ttl(Duration::from_secs(self.download_ttl_s))
+                .max_upload_bytes(self.max_upload_bytes),
+        )
     }
 }
 

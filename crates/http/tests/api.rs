@@ -686,8 +686,8 @@ async fn an_unreachable_store_is_503_without_internals() {
         .unwrap()
         .port();
     let dir = tempfile::tempdir().unwrap();
-    let options = StorageOptions {
-        backend: caption_store::StorageConfig::S3 {
+    let options = StorageOptions::new(
+        caption_store::StorageConfig::S3 {
             endpoint: format!("http://127.0.0.1:{port}"),
             bucket: "b".into(),
             region: "us-east-1".into(),
@@ -695,9 +695,8 @@ async fn an_unreachable_store_is_503_without_internals() {
             secret_key: "sk".into(),
             allow_http: true,
         },
-        public_base_url: "http://captions.test".into(),
-        links: caption_store::LinkOptions::default(),
-    };
+        "http://captions.test",
+    );
     let opened = open_storage(&options).unwrap();
     let jobs = Arc::new(EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap());
     let engine = Engine::new(

@@ -27,10 +27,7 @@ async fn start() -> Service {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let root = dir.path().join("data");
-    let links = LinkOptions {
-        max_upload_bytes: MAX_BYTES,
-        ..LinkOptions::default()
-    };
+    let links = LinkOptions::default().max_upload_bytes(MAX_BYTES);
     let storage = LocalStorage::open(&root, &base, links).unwrap();
     let router = storage_router(StorageRoutes {
         storage: Arc::new(storage.clone()),

@@ -12,15 +12,27 @@
 //! [`EmbeddedJobStore`] keeps jobs in a redb file in the data folder (one machine);
 //! [`PostgresJobStore`] in PostgreSQL, shared by several processes on several machines. Both
 //! pass the same conformance suite (`tests/conformance.rs`).
+//!
+//! # Features
+//!
+//! - `embedded` (default): `EmbeddedJobStore`, on redb.
+//! - `postgres`: `PostgresJobStore`, on tokio-postgres.
+//!
+//! With neither, the crate is the [`JobStore`] trait and the job records, for a store of your
+//! own.
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "embedded")]
 mod embedded;
+#[cfg(feature = "postgres")]
 mod postgres;
 mod record;
 mod store;
 
+#[cfg(feature = "embedded")]
 pub use embedded::EmbeddedJobStore;
+#[cfg(feature = "postgres")]
 pub use postgres::PostgresJobStore;
 pub use record::{JobKind, JobRecord, JobSpec, cancelled_error, now_ms};
 pub use store::{ClaimOptions, JobStore};
@@ -66,7 +78,7 @@ impl Error {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "embedded"))]
 mod tests {
     use super::*;
 

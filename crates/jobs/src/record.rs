@@ -76,6 +76,8 @@ impl JobSpec {
     }
 
     /// Whether finishing this job queues a delivery.
+    // The embedded store's bookkeeping; PostgreSQL does the same in SQL.
+    #[cfg(feature = "embedded")]
     pub(crate) fn announces_end(&self) -> bool {
         self.kind != JobKind::Webhook && self.webhook_url.is_some()
     }
@@ -155,11 +157,13 @@ impl JobRecord {
         }
     }
 
+    #[cfg(feature = "embedded")]
     pub(crate) fn held_by(&self, worker: &str) -> bool {
         self.status == JobStatus::InProgress && self.worker.as_deref() == Some(worker)
     }
 
     /// The delivery that announces this (just finished) job's end, when it has a webhook.
+    #[cfg(feature = "embedded")]
     pub(crate) fn delivery(&self, now_ms: u64) -> Option<JobRecord> {
         if !self.spec.announces_end() {
             return None;

@@ -15,6 +15,8 @@ pub enum StorageConfig {
         root: PathBuf,
     },
     /// Any S3-compatible endpoint, path-style addressing (`{endpoint}/{bucket}/{key}`).
+    /// Opening it needs this crate's `s3` feature; the variant is there without it so that a
+    /// configuration naming S3 is refused for what the build lacks, not as malformed.
     S3 {
         /// e.g. `https://s3.eu-west-1.amazonaws.com` or `http://127.0.0.1:9000`.
         endpoint: String,
@@ -60,6 +62,7 @@ impl fmt::Debug for StorageConfig {
 /// How long the links this store hands out stay valid, and how big an upload may be.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct LinkOptions {
     /// Lifetime of an upload descriptor (its POST policy's expiration).
     #[serde(with = "seconds")]
@@ -82,8 +85,33 @@ impl Default for LinkOptions {
     }
 }
 
-/// Everything needed to open a [`Storage`](crate::Storage).
+impl LinkOptions {
+    /// Lifetime of an upload descriptor.
+    #[must_use]
+    pub fn upload_ttl(mut self, upload_ttl: Duration) -> Self {
+        self.upload_ttl = upload_ttl;
+        self
+    }
+
+    /// Lifetime of a download link.
+    #[must_use]
+    pub fn download_ttl(mut self, download_ttl: Duration) -> Self {
+        self.download_ttl = download_ttl;
+        self
+    }
+
+    /// Largest file an upload descriptor admits.
+    #[must_use]
+    pub fn max_upload_bytes(mut self, max_upload_bytes: u64) -> Self {
+        self.max_upload_bytes = max_upload_bytes;
+        self
+    }
+}
+
+/// Everything needed to open a [`Storage`](crate::Storage): [`StorageOptions::new`] or
+/// [`StorageOptions::local`], then setters.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
 pub struct StorageOptions {
     /// Where the objects live.
     pub backend: StorageConfig,
@@ -96,13 +124,25 @@ pub struct StorageOptions {
 }
 
 impl StorageOptions {
-    /// Local storage under `root` served at `public_base_url`, default link options.
-    pub fn local(root: impl Into<PathBuf>, public_base_url: impl Into<String>) -> Self {
+    /// The `backend`, its links pointing at `public_base_url`, default link options.
+    pub fn new(backend: StorageConfig, public_base_url: impl Into<String>) -> Self {
         Self {
-            backend: StorageConfig::Local { root: root.into() },
+            backend,
             public_base_url: public_base_url.into(),
             links: LinkOptions::default(),
         }
+    }
+
+    /// Local storage under `root` served at `public_base_url`, default link options.
+    pub fn local(root: impl Into<PathBuf>, public_base_url: impl Into<String>) -> Self {
+        Self::new(StorageConfig::Local { root: root.into() }, public_base_url)
+    }
+
+    /// How long links stay valid and how big an upload may be.
+    #[must_use]
+    pub fn links(mut self, links: LinkOptions) -> Self {
+        self.links = links;
+        self
     }
 }
 

@@ -34,6 +34,12 @@
 //! # })?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Features
+//!
+//! - `s3` (off by default): `S3Storage` and [`StorageConfig::S3`] through object_store's
+//!   `aws` backend. Without it the crate is local disk storage with its upload descriptors and
+//!   signed links, and links no HTTP client or TLS.
 
 #![warn(missing_docs)]
 
@@ -44,6 +50,7 @@ mod local;
 mod open;
 mod post_policy;
 mod put;
+#[cfg(feature = "s3")]
 mod s3;
 mod s3_error;
 mod sigv4;
@@ -59,6 +66,7 @@ pub use local::{
 };
 pub use open::{OpenedStorage, open_storage};
 pub use post_policy::{AcceptedUpload, PostPolicyVerifier};
+#[cfg(feature = "s3")]
 pub use s3::{S3Settings, S3Storage};
 pub use s3_error::{S3Error, S3ErrorCode};
 pub use sigv4::{

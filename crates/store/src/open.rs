@@ -3,6 +3,7 @@ use std::sync::Arc;
 use crate::config::{StorageConfig, StorageOptions};
 use crate::error::Result;
 use crate::local::{LocalAuthority, LocalStorage};
+#[cfg(feature = "s3")]
 use crate::s3::{S3Settings, S3Storage};
 use crate::storage::Storage;
 
@@ -18,6 +19,11 @@ pub struct OpenedStorage {
 }
 
 /// Opens the backend `options` describe.
+///
+/// # Errors
+/// [`Error::Config`](crate::Error::Config) for S3 storage when this crate was built without
+/// its `s3` feature (the configuration still parses, so that a service says what it lacks
+/// rather than that the configuration is malformed).
 pub fn open_storage(options: &StorageOptions) -> Result<OpenedStorage> {
     match &options.backend {
         StorageConfig::Local { root } => {
@@ -28,6 +34,11 @@ pub fn open_storage(options: &StorageOptions) -> Result<OpenedStorage> {
                 local: Some(authority),
             })
         }
+        #[cfg(not(feature = "s3"))]
+        StorageConfig::S3 { .. } => Err(crate::Error::Config(
+            "S3 storage needs caption-store's `s3` feature, which this build lacks".into(),
+        )),
+        #[cfg(feature = "s3")]
         StorageConfig::S3 {
             endpoint,
             bucket,
@@ -36,14 +47,8 @@ pub fn open_storage(options: &StorageOptions) -> Result<OpenedStorage> {
             secret_key,
             allow_http,
         } => {
-            let settings = S3Settings {
-                endpoint: endpoint.clone(),
-                bucket: bucket.clone(),
-                region: region.clone(),
-                access_key: access_key.clone(),
-                secret_key: secret_key.clone(),
-                allow_http: *allow_http,
-            };
+            let settings = S3Settings::new(endpoint, bucket, region, access_key, secret_key)
+                .allow_http(*allow_http);
             Ok(OpenedStorage {
                 storage: Arc::new(S3Storage::open(&settings, options.links.clone())?),
                 local: None,

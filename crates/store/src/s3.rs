@@ -19,8 +19,10 @@ use crate::storage::{
 };
 use caption_core::UploadDescriptor;
 
-/// Connection settings of an S3-compatible bucket.
+/// Connection settings of an S3-compatible bucket: [`S3Settings::new`], then
+/// [`S3Settings::allow_http`] for a plain-http endpoint.
 #[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct S3Settings {
     /// e.g. `https://s3.eu-west-1.amazonaws.com` or `http://127.0.0.1:9000`; buckets are
     /// addressed path-style (`{endpoint}/{bucket}/{key}`).
@@ -35,6 +37,33 @@ pub struct S3Settings {
     pub secret_key: String,
     /// Permit a plain-http endpoint (test servers, a private network).
     pub allow_http: bool,
+}
+
+impl S3Settings {
+    /// A bucket at an https `endpoint` (path-style addressing), with static credentials.
+    pub fn new(
+        endpoint: impl Into<String>,
+        bucket: impl Into<String>,
+        region: impl Into<String>,
+        access_key: impl Into<String>,
+        secret_key: impl Into<String>,
+    ) -> Self {
+        Self {
+            endpoint: endpoint.into(),
+            bucket: bucket.into(),
+            region: region.into(),
+            access_key: access_key.into(),
+            secret_key: secret_key.into(),
+            allow_http: false,
+        }
+    }
+
+    /// Permits a plain-http endpoint (test servers, a private network).
+    #[must_use]
+    pub fn allow_http(mut self, allow_http: bool) -> Self {
+        self.allow_http = allow_http;
+        self
+    }
 }
 
 impl std::fmt::Debug for S3Settings {

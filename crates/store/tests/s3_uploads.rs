@@ -29,10 +29,7 @@ async fn assert_not_stored(storage: &dyn Storage, server: &S3sServer, key: &str)
 #[tokio::test]
 async fn browser_form_upload_to_s3_round_trips_and_tampering_is_refused() {
     let server = S3sServer::start();
-    let links = LinkOptions {
-        max_upload_bytes: 64 * 1024,
-        ..LinkOptions::default()
-    };
+    let links = LinkOptions::default().max_upload_bytes(64 * 1024);
     let storage = server.storage(links);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("clip.mp4");

@@ -31,14 +31,7 @@ impl S3sServer {
     }
 
     pub fn settings(&self) -> S3Settings {
-        S3Settings {
-            endpoint: self.endpoint.clone(),
-            bucket: BUCKET.into(),
-            region: REGION.into(),
-            access_key: ACCESS_KEY.into(),
-            secret_key: SECRET_KEY.into(),
-            allow_http: true,
-        }
+        S3Settings::new(&self.endpoint, BUCKET, REGION, ACCESS_KEY, SECRET_KEY).allow_http(true)
     }
 
     pub fn storage(&self, links: LinkOptions) -> S3Storage {
