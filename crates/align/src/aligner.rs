@@ -6,6 +6,7 @@ use std::sync::{Mutex, PoisonError};
 use crate::decoder::{Decoder, FRAMES_PER_S};
 use crate::error::{Error, Result};
 use crate::g2p::G2p;
+use crate::models::models_dir;
 use crate::spoken::spoken_words;
 
 /// Sample rate of the audio [`Aligner::align`] takes.
@@ -48,16 +49,6 @@ impl AlignerModels {
     pub fn installed() -> Result<Self> {
         let dir = models_dir().ok_or(Error::NoModelsDir)?;
         Ok(Self::in_folder(&dir))
-    }
-}
-
-/// The models folder: `$CAPTIONS_MODELS`, else `~/.cache/caption-engine/models` (where the
-/// whisper models are too).
-pub(crate) fn models_dir() -> Option<PathBuf> {
-    let non_empty = |name| std::env::var_os(name).filter(|value| !value.is_empty());
-    match non_empty("CAPTIONS_MODELS") {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => Some(PathBuf::from(non_empty("HOME")?).join(".cache/caption-engine/models")),
     }
 }
 

@@ -80,7 +80,7 @@ impl G2p {
     /// `$CAPTIONS_MODELS/g2p-en-checkpoint20.npz`, else under `~/.cache/caption-engine/models`;
     /// `None` when neither variable is set.
     pub fn default_path() -> Option<PathBuf> {
-        crate::aligner::models_dir().map(|dir| dir.join(FILE_NAME))
+        crate::models::models_dir().map(|dir| dir.join(FILE_NAME))
     }
 
     /// Loads `checkpoint20.npz` of `g2p-en` 2.1.0 (see [`G2p::default_path`]), checking that every

@@ -33,6 +33,7 @@ mod aligner;
 mod decoder;
 mod error;
 mod g2p;
+mod models;
 mod spoken;
 mod sys;
 

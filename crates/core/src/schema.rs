@@ -6,7 +6,7 @@ use schemars::SchemaGenerator;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
-/// Where an OpenAPI document keeps its named schemas; every `$ref` of [`wire_schemas`](crate::wire_schemas) points
+/// Where an OpenAPI document keeps its named schemas; every `$ref` of `wire_schemas` points
 /// here.
 pub const COMPONENTS_PATH: &str = "/components/schemas/";
 

@@ -10,7 +10,11 @@ use caption_align::Aligner;
 use caption_core::Word;
 
 use crate::speech::{Region, SAMPLE_RATE_HZ};
-use crate::whisper::round_ms;
+
+/// Millisecond precision: finer than any boundary is known, and stable in JSON.
+pub(crate) fn round_ms(t_s: f64) -> f64 {
+    (t_s * 1000.0).round() / 1000.0
+}
 
 /// A silence at least this long between two words separates alignment groups.
 const GROUP_PAUSE_S: f64 = 0.25;

@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::chunks;
 use crate::error::{Error, Result};
+use crate::refine::round_ms;
 use crate::transcriber::{SAMPLE_RATE_HZ, TranscribeOptions, Transcriber, Transcript};
-use crate::whisper::round_ms;
 
 /// Audio per window. Five minutes: long enough that cuts are rare, short enough that the
 /// window is small next to the model (19 MB of samples).

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::ggml::{self, Hparams};
 use crate::given::{self, GivenText};
 use crate::models;
-use crate::refine;
+use crate::refine::{self, round_ms};
 use crate::speech::{self, GateParams, Region, SAMPLE_RATE_HZ};
 use crate::transcriber::{TranscribeOptions, Transcriber, Transcript};
 use crate::vad::{self, VAD_MODEL_FILE, Vad};
@@ -288,11 +288,6 @@ impl WhisperTranscriber {
         }
         Ok((segments, detected))
     }
-}
-
-/// Millisecond precision: finer than any boundary is known, and stable in JSON.
-pub(crate) fn round_ms(t_s: f64) -> f64 {
-    (t_s * 1000.0).round() / 1000.0
 }
 
 fn shift(tokens: &mut [Token], offset_s: f64) {
