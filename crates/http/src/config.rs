@@ -25,6 +25,7 @@ pub enum StorageKind {
 /// The bucket of `storage = "s3"`.
 #[derive(Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
 pub struct S3Config {
     /// e.g. `https://s3.eu-west-1.amazonaws.com` or `http://127.0.0.1:9000` (plain http is
     /// allowed only for `http://` endpoints, which are then taken as deliberate).
@@ -68,8 +69,11 @@ impl fmt::Debug for S3Config {
 /// access_key = "..."
 /// secret_key = "..."
 /// ```
+// Non-exhaustive so that a setting can be added: a program starts from `ServiceConfig::default()`
+// (or `load`) and sets the fields it wants, which stay public as the TOML keys they mirror.
 #[derive(Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ServiceConfig {
     /// Address to listen on (`CAPTIONS_BIND`).
     pub bind: SocketAddr,

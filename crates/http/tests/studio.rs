@@ -234,15 +234,13 @@ async fn captions_a_video_in_the_browser() {
     let work = tempfile::tempdir().unwrap();
     let clip = speech_clip(work.path());
 
-    let config = ServiceConfig {
-        bind: "127.0.0.1:0".parse().unwrap(),
-        data_dir: work.path().join("data"),
-        api_keys: vec![KEY.to_owned()],
-        model: "tiny.en".to_owned(),
-        workers: 1,
-        threads_per_job: 2,
-        ..ServiceConfig::default()
-    };
+    let mut config = ServiceConfig::default();
+    config.bind = "127.0.0.1:0".parse().unwrap();
+    config.data_dir = work.path().join("data");
+    config.api_keys = vec![KEY.to_owned()];
+    config.model = "tiny.en".to_owned();
+    config.workers = 1;
+    config.threads_per_job = 2;
     let server = Server::bind(config).await.unwrap();
     let base = format!("http://{}", server.local_addr());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

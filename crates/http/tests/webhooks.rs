@@ -140,18 +140,17 @@ struct Service {
 }
 
 fn config(data_dir: &Path) -> ServiceConfig {
-    ServiceConfig {
-        bind: "127.0.0.1:0".parse().unwrap(),
-        data_dir: data_dir.to_owned(),
-        api_keys: vec![KEY.to_owned()],
-        model: "tiny.en".to_owned(),
-        workers: 1,
-        threads_per_job: 2,
-        webhook_secret: Some(SECRET.to_owned()),
-        webhook_allow_private: true,
-        webhook_retry_base_ms: 200,
-        ..ServiceConfig::default()
-    }
+    let mut config = ServiceConfig::default();
+    config.bind = "127.0.0.1:0".parse().unwrap();
+    config.data_dir = data_dir.to_owned();
+    config.api_keys = vec![KEY.to_owned()];
+    config.model = "tiny.en".to_owned();
+    config.workers = 1;
+    config.threads_per_job = 2;
+    config.webhook_secret = Some(SECRET.to_owned());
+    config.webhook_allow_private = true;
+    config.webhook_retry_base_ms = 200;
+    config
 }
 
 impl Service {
@@ -498,11 +497,9 @@ async fn a_refused_event_is_retried_with_backoff_and_survives_a_restart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn internal_webhook_targets_are_refused_unless_allowed() {
     let dir = tempfile::tempdir().unwrap();
-    let strict = Service::start(ServiceConfig {
-        webhook_allow_private: false,
-        ..config(&dir.path().join("strict"))
-    })
-    .await;
+    let mut strict = config(&dir.path().join("strict"));
+    strict.webhook_allow_private = false;
+    let strict = Service::start(strict).await;
     let clip_path = dir.path().join("clip.mp4");
     make_clip(&clip_path, 1);
     let clip = strict.upload(&clip_path, "clip.mp4").await;

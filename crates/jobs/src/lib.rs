@@ -10,8 +10,8 @@
 //! deliveries back off). Each [`JobKind`] has its own workers.
 //!
 //! [`EmbeddedJobStore`] keeps jobs in a redb file in the data folder (one machine);
-//! [`PostgresJobStore`] in PostgreSQL, shared by several processes on several machines. Both
-//! pass the same conformance suite (`tests/conformance.rs`).
+//! `PostgresJobStore` (feature `postgres`) in PostgreSQL, shared by several processes on several
+//! machines. Both pass the same conformance suite (`tests/conformance.rs`).
 //!
 //! # Features
 //!
