@@ -139,3 +139,38 @@ fn media_message(e: &caption_media::Error) -> String {
         other => other.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_come_from_the_inner_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = Error::from(caption_media::probe(dir.path().join("none.mp4")).unwrap_err());
+        assert_eq!(missing.code(), ErrorCode::InputNotFound);
+
+        let untimed = caption_core::import_words("hello", caption_core::SubtitleFormat::Text);
+        assert_eq!(
+            Error::from(untimed.unwrap_err()).code(),
+            ErrorCode::InvalidRequest
+        );
+    }
+
+    #[cfg(feature = "service")]
+    #[test]
+    fn a_missing_object_is_a_missing_input_and_a_failing_store_unavailable() {
+        let missing = Error::from(caption_store::Error::NotFound {
+            key: "uploads/x/clip.mp4".into(),
+        });
+        assert_eq!(missing.code(), ErrorCode::InputNotFound);
+
+        let failing = Error::from(caption_store::Error::Backend {
+            key: "uploads/x/clip.mp4".into(),
+            source: "connection refused to 10.0.0.7:9000".into(),
+        });
+        assert_eq!(failing.code(), ErrorCode::StorageUnavailable);
+        assert!(!failing.public_message().contains("10.0.0.7"));
+        assert_eq!(failing.to_job_error().code, "storage_unavailable");
+    }
+}
