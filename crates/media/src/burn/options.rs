@@ -59,6 +59,12 @@ impl BurnOptions {
         self
     }
 
+    /// Sets the encoder threads; 0 lets x264 choose.
+    pub fn with_encoder_threads(mut self, encoder_threads: usize) -> Self {
+        self.encoder_threads = encoder_threads;
+        self
+    }
+
     /// Calls `progress` with the fraction done, 0 to 1, from the burn's thread.
     pub fn with_progress(mut self, progress: impl Fn(f64) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(progress));
