@@ -4,11 +4,12 @@
 use schemars::SchemaGenerator;
 use serde_json::{Map, Value};
 
-use crate::config::{Config, ConfigPatch, Template, TemplateSummary};
+use crate::config::{Config, Template, TemplateSummary};
 use crate::jobs::{
     CreateJobResponse, GenerateRequest, GenerateResponse, JobStatus, TranscriptRequest,
     TranscriptResult, UploadDescriptor,
 };
+use crate::patch::ConfigPatch;
 use crate::schema::schema_generator;
 use crate::word::Word;
 

@@ -3,7 +3,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::config::ConfigPatch;
+use crate::patch::ConfigPatch;
 use crate::rules;
 use crate::word::Word;
 

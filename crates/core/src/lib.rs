@@ -40,6 +40,7 @@ mod components;
 mod config;
 mod error;
 mod jobs;
+mod patch;
 mod problems;
 mod punctuation;
 pub mod rules;
@@ -53,15 +54,16 @@ mod word;
 pub use catalog::{Catalog, CatalogError, parse_template};
 pub use components::{add_wire_schemas, wire_schemas};
 pub use config::{
-    CapitalizationType, Color, ColorSet, Colors, ColorsPatch, Config, ConfigPatch, DisplayEmojis,
-    DisplayMode, DisplayWords, EffectMode, EffectType, Modes, ModesPatch, Position,
-    REFERENCE_SHORT_SIDE_PX, Sizes, SizesPatch, SpokenMode, Template, TemplateSummary,
+    CapitalizationType, Color, ColorSet, Colors, Config, DisplayEmojis, DisplayMode, DisplayWords,
+    EffectMode, EffectType, Modes, Position, REFERENCE_SHORT_SIDE_PX, Sizes, SpokenMode, Template,
+    TemplateSummary,
 };
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};
 pub use jobs::{
     CreateJobResponse, GenerateRequest, GenerateResponse, JobError, JobStatus, TranscriptRequest,
     TranscriptResult, UploadDescriptor,
 };
+pub use patch::{ColorsPatch, ConfigPatch, ModesPatch, SizesPatch};
 pub use problems::{ValidationError, ValidationErrors};
 pub use punctuation::{bare_word, is_punctuation};
 pub use schema::{COMPONENTS_PATH, schema_generator};

@@ -11,11 +11,11 @@ use serde_json::{Map, Value};
 
 use crate::components::wire_schemas;
 use crate::config::{
-    CapitalizationType, Color, ColorSet, ColorsPatch, Config, ConfigPatch, DisplayEmojis,
-    DisplayMode, DisplayWords, EffectMode, EffectType, ModesPatch, Position, SizesPatch,
-    SpokenMode,
+    CapitalizationType, Color, ColorSet, Config, DisplayEmojis, DisplayMode, DisplayWords,
+    EffectMode, EffectType, Position, SpokenMode,
 };
 use crate::jobs::{GenerateRequest, TranscriptRequest};
+use crate::patch::{ColorsPatch, ConfigPatch, ModesPatch, SizesPatch};
 use crate::problems::ValidationErrors;
 use crate::rules::{self, IntegerRange, NumberRange, RULE_CHANNEL, channel_from_f64};
 use crate::word::Word;
