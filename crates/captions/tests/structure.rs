@@ -70,8 +70,8 @@ fn referenced(code: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
             }
         }
         // `use crate::{a::X, b::Y}`: each name in the braces.
-        if rest.starts_with('{') {
-            let inner: String = rest[1..].chars().take_while(|c| *c != '}').collect();
+        if let Some(braced) = rest.strip_prefix('{') {
+            let inner: String = braced.chars().take_while(|c| *c != '}').collect();
             for item in inner.split(',') {
                 let first = item.trim().split("::").next().unwrap_or_default();
                 if modules.contains(first) {
