@@ -47,9 +47,9 @@ impl Error {
 }
 
 /// One problem of a 422: the field's path and the rule it breaks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FieldProblem {
-    /// The field's path in the request body (`config.sizes.fontSize`).
+    /// The field's path in the request body, e.g. `config.colors.hilightColor.colors[0].r`.
     pub path: String,
     /// The rule it breaks, in words.
     pub rule: String,
@@ -70,16 +70,26 @@ pub struct ApiError {
     pub details: Vec<FieldProblem>,
 }
 
-#[derive(Serialize)]
-struct Body<'a> {
+/// The body of every error response; its JSON Schema is the OpenAPI document's `ErrorBody`.
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "ErrorBody")]
+pub(crate) struct Body<'a> {
     error: Detail<'a>,
 }
 
-#[derive(Serialize)]
+/// What went wrong: a stable code, a sentence, and for a 422 every problem.
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "ErrorDetail")]
 struct Detail<'a> {
+    /// Stable snake_case code: `unauthorized`, `malformed_json`, `invalid_request`,
+    /// `not_found`, `too_large`, `busy`, `no_audio`, `no_video`, `not_a_video`,
+    /// `unreadable_input`, `unsupported_language`, `already_finished`, `unavailable`,
+    /// `internal`, ...
     code: &'a str,
+    /// What happened, in words.
     message: &'a str,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    /// Every problem of a 422 (absent otherwise).
+    #[serde(skip_serializing_if = "<[_]>::is_empty", default)]
     details: &'a [FieldProblem],
 }
 

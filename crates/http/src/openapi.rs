@@ -11,9 +11,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::preview::PreviewBody;
-use crate::wire::{
-    ErrorBodySchema, GenerateAnswer, GenerateBody, GenerateJobView, TranscriptBody, TranscriptView,
-};
+use crate::wire::{GenerateAnswer, GenerateBody, GenerateJobView, TranscriptBody, TranscriptView};
 
 /// Adds the `x-api-key` scheme.
 struct ApiKeyScheme;
@@ -98,7 +96,7 @@ pub fn schemas() -> Map<String, Value> {
     generator.subschema_for::<GenerateAnswer>();
     generator.subschema_for::<GenerateJobView>();
     generator.subschema_for::<PreviewBody>();
-    generator.subschema_for::<ErrorBodySchema>();
+    generator.subschema_for::<crate::error::Body<'static>>();
     // Core types served as they are.
     generator.subschema_for::<CreateJobResponse>();
     generator.subschema_for::<Template>();

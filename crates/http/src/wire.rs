@@ -51,45 +51,6 @@ pub(crate) struct GenerateBody {
     webhook_url: Option<String>,
 }
 
-/// One problem of a 422 (the shape of [`FieldProblem`]).
-#[derive(JsonSchema)]
-#[schemars(rename = "FieldProblem")]
-#[expect(
-    dead_code,
-    reason = "the schema of FieldProblem, which derives no schema itself"
-)]
-pub(crate) struct FieldProblemSchema {
-    /// e.g. `config.colors.hilightColor.colors[0].r`.
-    path: String,
-    rule: String,
-}
-
-/// The body of every error response (the shape of `caption_core::ErrorBody` with the 422's
-/// `details`).
-#[derive(JsonSchema)]
-#[schemars(rename = "ErrorBody")]
-#[expect(
-    dead_code,
-    reason = "the schema of ApiError's body, which derives no schema itself"
-)]
-pub(crate) struct ErrorBodySchema {
-    error: ErrorDetailSchema,
-}
-
-#[derive(JsonSchema)]
-#[schemars(rename = "ErrorDetail")]
-#[expect(dead_code, reason = "part of ErrorBodySchema")]
-pub(crate) struct ErrorDetailSchema {
-    /// Stable snake_case code: `unauthorized`, `malformed_json`, `invalid_request`,
-    /// `not_found`, `too_large`, `busy`, `no_audio`, `unreadable_input`, `already_finished`,
-    /// `internal`, ...
-    code: String,
-    message: String,
-    /// Every problem of a 422.
-    #[serde(default)]
-    details: Option<Vec<FieldProblemSchema>>,
-}
-
 /// Declares markers that name a derived schema in the route annotations: utoipa writes a
 /// `$ref` to the component of that name, which `openapi.rs` fills with the derived
 /// schema.
@@ -124,7 +85,7 @@ component_refs!(
     TemplateRef => Template,
     TemplateSummaryRef => TemplateSummary,
     UploadDescriptorRef => UploadDescriptor,
-    ErrorBodyRef => ErrorBodySchema,
+    ErrorBodyRef => crate::error::Body<'static>,
 );
 
 /// A transcription job on the wire: the interface's fields plus `duration_s`.
@@ -163,7 +124,6 @@ pub(crate) struct GenerateAnswer {
     /// Extension: fields of the request no rule knows, ignored, each with the closest known
     /// name (send `?strict=true` to have them refused with a 422 instead).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(with = "Vec<FieldProblemSchema>")]
     pub(crate) warnings: Vec<FieldProblem>,
 }
 
