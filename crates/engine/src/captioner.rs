@@ -348,6 +348,25 @@ impl Captioner {
     /// The words of a text you have (a script, or subtitle cues) timed on the speech of a
     /// video or audio file: the text decides the words, the speech their times.
     ///
+    /// ```
+    /// use caption_engine::{Captioner, GivenText, Task};
+    ///
+    /// let speech = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/audio/jfk.wav");
+    /// let script = GivenText::Plain(
+    ///     "And so, my fellow Americans: ask not what your country can do for you, \
+    ///      ask what you can do for your country."
+    ///         .to_owned(),
+    /// );
+    /// let captioner = Captioner::builder().model("tiny.en").build()?;
+    /// let words = captioner.align(speech, &script, &Task::default())?;
+    /// assert_eq!(words.len(), 22);
+    /// assert_eq!(words[4].punctuated_word, "Americans:");
+    /// // In order, each with a real span, within the 11 s recording.
+    /// assert!(words.windows(2).all(|w| w[0].end <= w[1].start + 1e-6));
+    /// assert!(words.iter().all(|w| w.end > w.start && w.end <= 11.1));
+    /// # Ok::<(), caption_engine::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`Captioner::transcribe`].
