@@ -74,7 +74,9 @@ pub(crate) fn caption_error(e: caption_render::Error) -> Error {
         caption_render::Error::Fonts(caption_layout_error) => {
             Error::Invalid(ValidationErrors::one(
                 "config.font",
-                format!("{caption_layout_error}; list installed families with GET /fonts"),
+                format!(
+                    "{caption_layout_error}; list installed families with `captions fonts` (GET /fonts over HTTP)"
+                ),
             ))
         }
         other => Error::Internal(other.to_string()),

@@ -1,5 +1,5 @@
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -7,7 +7,7 @@ use std::time::Duration;
 use caption_core::{Catalog, JobStatus, Template, TemplateSummary, TranscriptResult, Word};
 use caption_jobs::{JobKind, JobRecord, JobSpec, JobStore};
 use caption_store::{GetOptions, ObjectKey, Storage};
-use caption_transcribe::{GivenText, Transcriber};
+use caption_transcribe::Transcriber;
 use futures_util::StreamExt;
 use tokio::io::AsyncWriteExt;
 
@@ -429,48 +429,6 @@ impl Engine {
         self.inner.webhook_submitted.notify_one();
         tracing::info!(job_id, "job cancelled");
         Ok(job)
-    }
-
-    /// Transcribes a local media file directly (no job), reporting progress in percent.
-    pub async fn transcribe_file(
-        &self,
-        path: &Path,
-        lang: &str,
-        progress: impl Fn(u8) + Send + Sync + 'static,
-    ) -> Result<Vec<Word>> {
-        self.words_of_file(path, None, lang, progress).await
-    }
-
-    /// Times the words of `text` (a script or subtitle cues) on the speech of a local file.
-    pub async fn align_file(
-        &self,
-        path: &Path,
-        text: GivenText,
-        lang: &str,
-        progress: impl Fn(u8) + Send + Sync + 'static,
-    ) -> Result<Vec<Word>> {
-        self.words_of_file(path, Some(text), lang, progress).await
-    }
-
-    /// The words of a local file: transcribed, or `text` timed on it.
-    async fn words_of_file(
-        &self,
-        path: &Path,
-        text: Option<GivenText>,
-        lang: &str,
-        progress: impl Fn(u8) + Send + Sync + 'static,
-    ) -> Result<Vec<Word>> {
-        let captioner = self.inner.captioner.clone();
-        let path = path.to_owned();
-        let task = Task::default()
-            .language(lang)
-            .on_progress(move |p| progress(p.percent));
-        tokio::task::spawn_blocking(move || match &text {
-            Some(text) => captioner.align(&path, text, &task),
-            None => captioner.transcribe(&path, &task),
-        })
-        .await
-        .map_err(|e| Error::Internal(format!("transcription task: {e}")))?
     }
 
     /// Copies a stored object into a scratch file (kept until the returned guard drops), with
