@@ -232,7 +232,14 @@ impl IntoResponse for ApiError {
             },
         };
         let mut response = (self.status, axum::Json(body)).into_response();
-        if self.status == StatusCode::TOO_MANY_REQUESTS {
+        // Over a limit, or a backend (bucket, database, disk) failing for now: the same request
+        // may work later, and a client is told when to try it again.
+        if matches!(
+            self.status,
+            StatusCode::TOO_MANY_REQUESTS
+                | StatusCode::SERVICE_UNAVAILABLE
+                | StatusCode::INSUFFICIENT_STORAGE
+        ) {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
@@ -272,6 +279,8 @@ mod tests {
         ));
         assert_eq!(e.status, StatusCode::SERVICE_UNAVAILABLE);
         assert!(!e.message.contains("10.0.0.7"));
+        let response = e.into_response();
+        assert_eq!(response.headers()[header::RETRY_AFTER], "5");
     }
 
     #[test]

@@ -1,11 +1,14 @@
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
 use futures_util::StreamExt as _;
 use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::signer::{Method, Signer as _};
-use object_store::{ObjectStore as _, PutMode, PutPayload};
+use object_store::{
+    BackoffConfig, ClientOptions, ObjectStore as _, PutMode, PutPayload, RetryConfig,
+};
 use time::OffsetDateTime;
 
 use crate::config::LinkOptions;
@@ -107,6 +110,8 @@ impl S3Storage {
             .with_secret_access_key(&settings.secret_key)
             .with_allow_http(settings.allow_http)
             .with_virtual_hosted_style_request(false)
+            .with_retry(retry_config())
+            .with_client_options(client_options())
             .build()
             .map_err(|e| Error::Config(format!("S3 bucket {}: {e}", settings.bucket)))?;
         Ok(Self {
@@ -117,6 +122,29 @@ impl S3Storage {
             links,
         })
     }
+}
+
+/// Retries of one request: a bucket that stopped answering fails a call within about ten
+/// seconds (object_store's default keeps retrying for three minutes, which holds a client's
+/// request far past its own timeout); a blip of a second or two is ridden out.
+fn retry_config() -> RetryConfig {
+    RetryConfig {
+        backoff: BackoffConfig {
+            init_backoff: Duration::from_millis(200),
+            max_backoff: Duration::from_secs(2),
+            base: 2.0,
+        },
+        max_retries: 3,
+        retry_timeout: Duration::from_secs(10),
+    }
+}
+
+/// A connection is given 3 s (loopback or a region's endpoint answers in milliseconds) and a
+/// request 60 s, enough for one 8 MiB part on a slow link.
+fn client_options() -> ClientOptions {
+    ClientOptions::new()
+        .with_connect_timeout(Duration::from_secs(3))
+        .with_timeout(Duration::from_secs(60))
 }
 
 #[async_trait]
