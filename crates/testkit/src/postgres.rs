@@ -105,23 +105,7 @@ impl PostgresServer {
             ));
         }
         let port = crate::free_port().map_err(|e| e.to_string())?;
-        let child = as_server_user(&bin.join("postgres"), root)
-            .arg("-D")
-            .arg(&data)
-            .args([
-                "-p",
-                &port.to_string(),
-                "-c",
-                "listen_addresses=127.0.0.1",
-                "-c",
-                "fsync=off",
-            ])
-            .args(["-c", "max_connections=200", "-k"])
-            .arg(&data)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("starting postgres: {e}"))?;
+        let child = spawn_server(&bin, &data, port, root)?;
         let mut server = Self {
             child,
             port,
@@ -158,6 +142,30 @@ impl PostgresServer {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// Restarts the server on the same port and data folder, as `pg_ctl restart` does: a fast
+    /// shutdown (open connections are closed, running transactions rolled back), then a start;
+    /// returns once it accepts connections again.
+    pub fn restart(&mut self) -> Result<(), String> {
+        // SIGINT is PostgreSQL's fast shutdown: it does not wait for clients to leave.
+        let signalled = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status()
+            .map_err(|e| format!("kill: {e}"))?;
+        if !signalled.success() {
+            return Err("signalling postgres failed".into());
+        }
+        self.child
+            .wait()
+            .map_err(|e| format!("waiting for postgres to stop: {e}"))?;
+        self.child = spawn_server(
+            &self.bin,
+            &self.dir.path().join("data"),
+            self.port,
+            is_root(),
+        )?;
+        self.wait_ready()
     }
 
     /// The port the server listens on, on 127.0.0.1.
@@ -197,6 +205,27 @@ impl PostgresServer {
     pub fn dir(&self) -> &Path {
         self.dir.path()
     }
+}
+
+/// `postgres` on `data`, listening on 127.0.0.1:`port` (and a socket in `data`).
+fn spawn_server(bin: &Path, data: &Path, port: u16, root: bool) -> Result<Child, String> {
+    as_server_user(&bin.join("postgres"), root)
+        .arg("-D")
+        .arg(data)
+        .args([
+            "-p",
+            &port.to_string(),
+            "-c",
+            "listen_addresses=127.0.0.1",
+            "-c",
+            "fsync=off",
+        ])
+        .args(["-c", "max_connections=200", "-k"])
+        .arg(data)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("starting postgres: {e}"))
 }
 
 impl Drop for PostgresServer {
