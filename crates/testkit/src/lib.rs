@@ -6,6 +6,7 @@
 //! - [`Chromedriver`]: Debian's chromedriver, for tests that drive Chromium through WebDriver.
 //! - [`S3sServer`]: s3s-fs, an S3 server that checks signatures and POST policies.
 //!
+//! [`fuzz`] runs arbitrary and mutated input through a parser and tallies what it did.
 //! [`media`] makes videos with speech and reads their frames; [`speech`] makes speech with
 //! known word times; [`upload`] plays a browser's form upload with curl.
 //!
@@ -20,6 +21,7 @@
 #![warn(missing_docs)]
 
 mod chromedriver;
+pub mod fuzz;
 pub mod media;
 mod postgres;
 mod s3s;
