@@ -29,6 +29,8 @@ mod embedded;
 mod postgres;
 mod record;
 mod store;
+#[cfg(feature = "postgres")]
+mod tls;
 
 #[cfg(feature = "embedded")]
 pub use embedded::EmbeddedJobStore;

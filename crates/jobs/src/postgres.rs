@@ -4,7 +4,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use caption_core::{JobError, JobStatus, Word};
 use tokio::sync::RwLock;
-use tokio_postgres::{Client, NoTls, Row};
+use tokio_postgres::{Client, Row};
 
 use crate::{ClaimOptions, Error, JobKind, JobRecord, JobSpec, JobStore, Result, cancelled_error};
 
@@ -118,7 +118,7 @@ fn db_error(url: &str) -> impl Fn(tokio_postgres::Error) -> Error + '_ {
     move |e| Error::Database {
         path: redact(url),
         message: e.as_db_error().map_or_else(
-            || e.to_string(),
+            || crate::tls::with_causes(&e),
             |db| format!("{}: {}", db.severity(), db.message()),
         ),
     }
@@ -192,7 +192,10 @@ fn lease_ms(lease: Duration) -> i64 {
 
 impl PostgresJobStore {
     /// Connects to `url` (`postgres://user:password@host:port/db`) and brings the schema up to
-    /// date.
+    /// date. TLS follows libpq's `sslmode` parameter: `disable`, `prefer` (the default: TLS when
+    /// the server offers it), `require` (TLS, certificate unchecked), `verify-ca` (chain checked)
+    /// or `verify-full` (chain and host name checked), against the system's root certificates
+    /// and those of the PEM file `sslrootcert` names.
     pub async fn connect(url: &str) -> Result<Self> {
         let client = Self::open_client(url).await?;
         let store = Self {
@@ -204,10 +207,10 @@ impl PostgresJobStore {
     }
 
     async fn open_client(url: &str) -> Result<Client> {
-        let (client, connection) = tokio_postgres::connect(url, NoTls)
-            .await
-            .map_err(db_error(url))?;
         let shown = redact(url);
+        let options = crate::tls::parse(url, &shown)?;
+        let tls = crate::tls::connector(&options, &shown)?;
+        let (client, connection) = options.config.connect(tls).await.map_err(db_error(url))?;
         tokio::spawn(async move {
             if let Err(e) = connection.await {
                 tracing::warn!(database = %shown, error = %e, "job database connection closed");

@@ -57,10 +57,57 @@ fn as_server_user(program: &Path, root: bool) -> Command {
     }
 }
 
+/// Turns TLS on in the cluster at `data` and refuses TCP connections without it.
+fn require_tls(data: &Path, cert_pem: &Path, key_pem: &Path, root: bool) -> Result<(), String> {
+    let copy = |from: &Path, name: &str| {
+        std::fs::copy(from, data.join(name)).map_err(|e| format!("{}: {e}", from.display()))
+    };
+    copy(cert_pem, "server.crt")?;
+    copy(key_pem, "server.key")?;
+    let conf = data.join("postgresql.conf");
+    let mut settings = std::fs::read_to_string(&conf).map_err(|e| e.to_string())?;
+    settings.push_str("\nssl = on\nssl_cert_file = 'server.crt'\nssl_key_file = 'server.key'\n");
+    std::fs::write(&conf, settings).map_err(|e| e.to_string())?;
+    std::fs::write(
+        data.join("pg_hba.conf"),
+        "local all all trust\nhostssl all all 127.0.0.1/32 trust\n",
+    )
+    .map_err(|e| e.to_string())?;
+    // PostgreSQL refuses a key that others can read.
+    let mut chmod = Command::new("chmod");
+    chmod.arg("600").arg(data.join("server.key"));
+    let mut steps = vec![chmod];
+    if root {
+        let mut chown = Command::new("chown");
+        chown
+            .arg("postgres:postgres")
+            .arg(data.join("server.crt"))
+            .arg(data.join("server.key"));
+        steps.push(chown);
+    }
+    for mut step in steps {
+        if !step.status().is_ok_and(|s| s.success()) {
+            return Err("cannot hand the TLS key to the postgres user".into());
+        }
+    }
+    Ok(())
+}
+
 impl PostgresServer {
     /// Creates a cluster (superuser `captions`, trust auth on loopback) and starts it on a free
     /// port. Fails with a message that says what is missing.
     pub fn start() -> Result<Self, String> {
+        Self::create(None)
+    }
+
+    /// As [`start`](Self::start), with TLS on (`cert_pem`, `key_pem`: the server's certificate
+    /// chain and key, PEM) and every TCP connection required to use it (`hostssl` alone in
+    /// pg_hba.conf): a client without TLS is refused.
+    pub fn start_tls(cert_pem: &Path, key_pem: &Path) -> Result<Self, String> {
+        Self::create(Some((cert_pem, key_pem)))
+    }
+
+    fn create(tls: Option<(&Path, &Path)>) -> Result<Self, String> {
         let bin = server_bin()?;
         let root = is_root();
         let dir = tempfile::Builder::new()
@@ -103,6 +150,9 @@ impl PostgresServer {
                 "initdb failed: {}",
                 String::from_utf8_lossy(&init.stderr)
             ));
+        }
+        if let Some((cert_pem, key_pem)) = tls {
+            require_tls(&data, cert_pem, key_pem, root)?;
         }
         let port = crate::free_port().map_err(|e| e.to_string())?;
         let child = spawn_server(&bin, &data, port, root)?;
