@@ -51,6 +51,8 @@ pub enum ErrorCode {
     NoVideo,
     /// The input is a still image, not a video.
     NotAVideo,
+    /// The input's picture is larger than the engine handles (the limit is in the message).
+    InputTooLarge,
     /// The language is unknown, or the model does not transcribe it.
     UnsupportedLanguage,
     /// The speech model is not installed.
@@ -81,6 +83,7 @@ impl ErrorCode {
             Self::NoAudio => "no_audio",
             Self::NoVideo => "no_video",
             Self::NotAVideo => "not_a_video",
+            Self::InputTooLarge => "input_too_large",
             Self::UnsupportedLanguage => "unsupported_language",
             Self::ModelMissing => "model_missing",
             Self::Cancelled => "cancelled",
@@ -113,6 +116,7 @@ mod tests {
             ErrorCode::NoAudio,
             ErrorCode::NoVideo,
             ErrorCode::NotAVideo,
+            ErrorCode::InputTooLarge,
             ErrorCode::UnsupportedLanguage,
             ErrorCode::ModelMissing,
             ErrorCode::Cancelled,

@@ -437,6 +437,14 @@ impl Captioner {
                 .into());
             }
         };
+        if video.width == 0 || video.height == 0 {
+            return Err(caption_media::Error::Unreadable {
+                path: input.to_owned(),
+                reason: "the video stream has no picture size (its frames do not decode)"
+                    .to_owned(),
+            }
+            .into());
+        }
         let frame = FrameSize::new(video.display_width, video.display_height);
         let fonts = Arc::new(SystemFonts::new().map_err(caption_error)?);
         let renderer = CaptionRenderer::new(words, style, frame, fonts).map_err(caption_error)?;

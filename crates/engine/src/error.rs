@@ -96,6 +96,8 @@ impl Error {
             Self::Jobs(e) => e.code(),
             Self::Subtitles(e) => e.code().into(),
             Self::Fonts(e) => e.code(),
+            // Scratch files (a fetched input, a burned output) are written to the data folder.
+            Self::Io { source, .. } if ErrorCode::is_disk_full(source) => ErrorCode::DiskFull,
             Self::Io { .. } | Self::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -107,6 +109,7 @@ impl Error {
             ErrorCode::Internal => "the server could not complete the request".to_owned(),
             // Backend details (hosts, addresses) go to the log.
             ErrorCode::StorageUnavailable => "storage is unavailable; retry later".to_owned(),
+            ErrorCode::DiskFull => "the server's disk is full; retry later".to_owned(),
             ErrorCode::ModelMissing => "the speech model is not installed on the server".to_owned(),
             _ => match self {
                 // Paths of server-side temporary files mean nothing to the client.
@@ -136,6 +139,20 @@ fn media_message(e: &caption_media::Error) -> String {
         M::Decode { stream, reason, .. } => {
             format!("the input's {stream} stream cannot be decoded: {reason}")
         }
+        M::Truncated {
+            stream,
+            read_s,
+            stated_s,
+            ..
+        } => format!(
+            "the input is truncated: its {stream} stops at {read_s:.1} s of the {stated_s:.1} s its header states"
+        ),
+        M::Empty { stream, .. } => format!("the input's {stream} stream is empty (0 s long)"),
+        M::TooLarge { width, height, .. } => format!(
+            "the input's picture is {width}x{height}, over the limit of {} pixels a frame and {} a side",
+            caption_media::MAX_PICTURE_PIXELS,
+            caption_media::MAX_PICTURE_SIDE_PX
+        ),
         other => other.to_string(),
     }
 }

@@ -83,8 +83,8 @@ pub(crate) struct Body<'a> {
 struct Detail<'a> {
     /// Stable snake_case code: `unauthorized`, `malformed_json`, `invalid_request`,
     /// `not_found`, `too_large`, `busy`, `no_audio`, `no_video`, `not_a_video`,
-    /// `unreadable_input`, `unsupported_language`, `already_finished`, `unavailable`,
-    /// `internal`, ...
+    /// `unreadable_input`, `input_too_large`, `unsupported_language`, `already_finished`,
+    /// `unavailable`, `internal`, ...
     code: &'a str,
     /// What happened, in words.
     message: &'a str,
@@ -204,6 +204,7 @@ impl From<caption_engine::Error> for ApiError {
             | ErrorCode::NoVideo
             | ErrorCode::NotAVideo
             | ErrorCode::UnreadableInput
+            | ErrorCode::InputTooLarge
             | ErrorCode::UnsupportedLanguage => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::ModelMissing | ErrorCode::Cancelled => StatusCode::SERVICE_UNAVAILABLE,
             _ => {

@@ -7,6 +7,7 @@ use ffmpeg::{ChannelLayout, codec, frame, media};
 use ffmpeg_next as ffmpeg;
 
 use crate::ff;
+use crate::health::StreamHealth;
 use crate::{Error, Result};
 
 /// The sample rate of the audio [`AudioReader`] produces: what whisper models expect.
@@ -56,6 +57,9 @@ pub struct AudioReader {
     finished: bool,
     consecutive_errors: u32,
     samples_out: u64,
+    health: StreamHealth,
+    /// Packets of the file's other streams, skipped.
+    other_packets: u64,
 }
 
 impl std::fmt::Debug for AudioReader {
@@ -96,6 +100,9 @@ impl AudioReader {
             .stream(stream_index)
             .map(|s| s.parameters())
             .ok_or_else(|| Error::NoAudio { path: path.clone() })?;
+        let time_base = input
+            .stream(stream_index)
+            .map_or(ffmpeg::Rational::new(1, 1), |s| s.time_base());
         let decoder = codec::context::Context::from_parameters(parameters)
             .map_err(decode_err)?
             .decoder()
@@ -113,6 +120,8 @@ impl AudioReader {
             finished: false,
             consecutive_errors: 0,
             samples_out: 0,
+            health: StreamHealth::new("audio", time_base),
+            other_packets: 0,
         })
     }
 
@@ -129,8 +138,10 @@ impl AudioReader {
     /// The next chunk of 16 kHz mono samples, or `None` at the end of the stream.
     ///
     /// # Errors
-    /// [`Error::Unreadable`] when the container cannot be read further (truncated or corrupt)
-    /// or the stream's packets keep failing to decode; [`Error::Decode`] if resampling fails.
+    /// [`Error::Unreadable`] when the container cannot be read further (corrupt) or the
+    /// stream's packets keep failing to decode; [`Error::Truncated`] at the end of a file cut
+    /// off before the length its header states; [`Error::Empty`] at the end of an audio
+    /// stream with no samples; [`Error::Decode`] if resampling fails.
     pub fn next_chunk(&mut self) -> Result<Option<Vec<f32>>> {
         loop {
             if let Some(chunk) = self.ready.pop_front() {
@@ -150,8 +161,10 @@ impl AudioReader {
         match packet.read(&mut self.input) {
             Ok(()) => {
                 if packet.stream() != self.stream_index {
+                    self.other_packets += 1;
                     return Ok(());
                 }
+                self.health.packet(&packet);
                 match self.decoder.send_packet(&packet) {
                     Ok(()) => self.consecutive_errors = 0,
                     Err(err) => self.note_decode_error(&err)?,
@@ -165,6 +178,24 @@ impl AudioReader {
                 }
                 self.flush_resampler()?;
                 self.finished = true;
+                self.health.check_complete(
+                    &self.input,
+                    self.stream_index,
+                    &self.path,
+                    self.other_packets > 0,
+                )?;
+                if self.samples_out == 0 && self.ready.iter().all(Vec::is_empty) {
+                    if self.health.packets == 0 {
+                        return Err(Error::Empty {
+                            path: self.path.clone(),
+                            stream: "audio",
+                        });
+                    }
+                    return Err(Error::Unreadable {
+                        path: self.path.clone(),
+                        reason: "no audio sample could be decoded".to_owned(),
+                    });
+                }
                 Ok(())
             }
             Err(err) => Err(Error::Unreadable {
@@ -176,6 +207,7 @@ impl AudioReader {
 
     fn note_decode_error(&mut self, err: &ffmpeg::Error) -> Result<()> {
         self.consecutive_errors += 1;
+        self.health.damage();
         tracing::warn!(path = %self.path.display(), %err, "skipping an audio packet that does not decode");
         if self.consecutive_errors > MAX_CONSECUTIVE_DECODE_ERRORS {
             return Err(Error::Unreadable {

@@ -39,6 +39,47 @@ pub enum Error {
         /// The input.
         path: PathBuf,
     },
+    /// The video's picture is larger than a burn can handle (see
+    /// [`MAX_PICTURE_PIXELS`](crate::MAX_PICTURE_PIXELS)); refused before any frame is decoded.
+    #[error(
+        "{path}: the picture is {width}x{height}, over the limit of {} pixels a frame (8192x4352) \
+         and {} pixels a side",
+        crate::MAX_PICTURE_PIXELS,
+        crate::MAX_PICTURE_SIDE_PX
+    )]
+    TooLarge {
+        /// The input.
+        path: PathBuf,
+        /// Width the file states, pixels.
+        width: u32,
+        /// Height the file states, pixels.
+        height: u32,
+    },
+    /// The file ends before the point its own header says it lasts to: cut off while being
+    /// copied, recorded or uploaded.
+    #[error(
+        "{path}: the file is truncated: its {stream} stops at {read_s:.1} s of the {stated_s:.1} s \
+         its header states (cut off while copying or uploading?)"
+    )]
+    Truncated {
+        /// The input.
+        path: PathBuf,
+        /// Which stream: `audio` or `video`.
+        stream: &'static str,
+        /// Where the data stops, seconds from the stream's start.
+        read_s: f64,
+        /// How long the header says the stream is, seconds.
+        stated_s: f64,
+    },
+    /// The stream exists but holds nothing: an audio track with no samples, or a 0-second
+    /// input.
+    #[error("{path}: the {stream} stream is empty (no {}: a 0-second {stream} track)", if *stream == "audio" { "samples" } else { "frames" })]
+    Empty {
+        /// The input.
+        path: PathBuf,
+        /// Which stream: `audio` or `video`.
+        stream: &'static str,
+    },
     /// A stream could be opened but its decoder failed.
     #[error("{path}: cannot decode the {stream} stream: {reason}")]
     Decode {
@@ -96,13 +137,21 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// The stable code of this error. What is wrong with the input file is the caller's
-    /// (`input_not_found`, `unreadable_input`, `no_audio`, `no_video`, `not_a_video`), as is an
+    /// (`input_not_found`, `unreadable_input` also for a truncated file, `no_audio` and
+    /// `no_video` also for an empty stream, `not_a_video`, `input_too_large`), as is an
     /// output path no container fits (`invalid_request`); failing to encode or write, and an
     /// overlay the program made wrong, are `internal`.
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::NotFound { .. } => ErrorCode::InputNotFound,
-            Self::Unreadable { .. } | Self::Decode { .. } => ErrorCode::UnreadableInput,
+            Self::Unreadable { .. } | Self::Decode { .. } | Self::Truncated { .. } => {
+                ErrorCode::UnreadableInput
+            }
+            Self::TooLarge { .. } => ErrorCode::InputTooLarge,
+            Self::Empty {
+                stream: "audio", ..
+            } => ErrorCode::NoAudio,
+            Self::Empty { .. } => ErrorCode::NoVideo,
             Self::NoAudio { .. } => ErrorCode::NoAudio,
             Self::NoVideo { .. } => ErrorCode::NoVideo,
             Self::StillImage { .. } => ErrorCode::NotAVideo,

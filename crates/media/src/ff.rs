@@ -1,6 +1,7 @@
 //! Small shared pieces over `ffmpeg-next`: one-time initialisation, opening inputs with errors
 //! that carry the path, and stream facts that several modules need.
 
+use std::ffi::CString;
 use std::path::Path;
 use std::sync::Once;
 
@@ -8,7 +9,7 @@ use ffmpeg::format::context::Input;
 use ffmpeg::media;
 use ffmpeg_next as ffmpeg;
 
-use crate::{Error, Result};
+use crate::{Error, Result, limits};
 
 /// Initialises FFmpeg once per process and keeps libav's own stderr chatter to errors only:
 /// problems reach the caller as [`Error`]s and `tracing` events instead.
@@ -24,21 +25,57 @@ pub(crate) fn init() {
 
 pub(crate) fn open_input(path: &Path) -> Result<Input> {
     init();
-    if let Err(source) = std::fs::metadata(path) {
-        if source.kind() == std::io::ErrorKind::NotFound {
+    let unreadable = |reason: String| Error::Unreadable {
+        path: path.to_owned(),
+        reason,
+    };
+    match std::fs::metadata(path) {
+        Err(source) if source.kind() == std::io::ErrorKind::NotFound => {
             return Err(Error::NotFound {
                 path: path.to_owned(),
             });
         }
-        return Err(Error::Unreadable {
-            path: path.to_owned(),
-            reason: source.to_string(),
-        });
+        Err(source) => return Err(unreadable(source.to_string())),
+        Ok(meta) if meta.is_file() && meta.len() == 0 => {
+            return Err(unreadable("the file is empty (0 bytes)".to_owned()));
+        }
+        Ok(_) => {}
     }
-    ffmpeg::format::input(path).map_err(|err| Error::Unreadable {
-        path: path.to_owned(),
-        reason: describe(&err),
-    })
+    let c_path = CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| unreadable("the path has a NUL byte".to_owned()))?;
+    let mut ps = std::ptr::null_mut();
+    // SAFETY: `c_path` is NUL-terminated; on success `ps` is an open AVFormatContext that we
+    // close on every early return or hand to `Input::wrap`, which closes it on drop.
+    unsafe {
+        let opened = ffmpeg::ffi::avformat_open_input(
+            &mut ps,
+            c_path.as_ptr(),
+            std::ptr::null(),
+            std::ptr::null_mut(),
+        );
+        if opened < 0 {
+            let err = ffmpeg::Error::from(opened);
+            return Err(unreadable(
+                limits::missing_mp4_index(path).unwrap_or_else(|| describe(&err)),
+            ));
+        }
+        // Sizes the header states are checked before stream probing decodes a first frame.
+        if let Err(err) = limits::check_picture_sizes(ps, path) {
+            ffmpeg::ffi::avformat_close_input(&mut ps);
+            return Err(err);
+        }
+        let probed = ffmpeg::ffi::avformat_find_stream_info(ps, std::ptr::null_mut());
+        if probed < 0 {
+            ffmpeg::ffi::avformat_close_input(&mut ps);
+            return Err(unreadable(describe(&ffmpeg::Error::from(probed))));
+        }
+        // Formats that carry the size in the stream itself (raw H.264, MPEG-TS) know it now.
+        if let Err(err) = limits::check_picture_sizes(ps, path) {
+            ffmpeg::ffi::avformat_close_input(&mut ps);
+            return Err(err);
+        }
+        Ok(Input::wrap(ps))
+    }
 }
 
 /// FFmpeg's own words for an error, plus a hint for the few codes whose text means little to a

@@ -21,6 +21,7 @@ use super::overlays::{BlendJob, OverlayCache};
 use super::planes::encode_format;
 use super::writer::WriterHandle;
 use crate::ff;
+use crate::health::StreamHealth;
 use crate::overlay::OverlaySource;
 use crate::{Error, Result};
 
@@ -53,6 +54,8 @@ pub(super) struct Burner<'a> {
     cache: OverlayCache,
     consecutive_errors: u32,
     video_end_ts: i64,
+    video_health: StreamHealth,
+    audio_health: Option<StreamHealth>,
 }
 
 impl<'a> Burner<'a> {
@@ -66,6 +69,10 @@ impl<'a> Burner<'a> {
     ) -> Result<Self> {
         let video = VideoInput::open(&ictx, input_path)?;
         let (audio_index, audio) = AudioPlan::for_input(&ictx, muxer, input_path)?;
+        let video_health = StreamHealth::new("video", video.time_base);
+        let audio_health = audio_index
+            .and_then(|i| ictx.stream(i))
+            .map(|s| StreamHealth::new("audio", s.time_base()));
         Ok(Self {
             input_path,
             output_path,
@@ -89,6 +96,8 @@ impl<'a> Burner<'a> {
             cache: OverlayCache::default(),
             consecutive_errors: 0,
             video_end_ts: 0,
+            video_health,
+            audio_health,
         })
     }
 
@@ -117,6 +126,10 @@ impl<'a> Burner<'a> {
                 }
                 Ok(())
             }
+            (Ok(()), None) if self.video_health.packets == 0 => Err(Error::Empty {
+                path: self.input_path.to_owned(),
+                stream: "video",
+            }),
             (Ok(()), None) => Err(Error::Unreadable {
                 path: self.input_path.to_owned(),
                 reason: "no video frame could be decoded".to_owned(),
@@ -147,7 +160,26 @@ impl<'a> Burner<'a> {
                 .map_or_else(String::new, |d| d.name().to_owned()),
             audio: self.audio.outcome(),
             elapsed_s: 0.0,
+            warnings: self.warnings(),
         }
+    }
+
+    /// What the report says about damage met on the way.
+    fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        warnings.extend(self.video_health.warning(
+            self.start_s,
+            "captions are burned over the frames that decoded",
+        ));
+        if let Some(audio) = &self.audio_health {
+            if audio.packets == 0 {
+                warnings.push(
+                    "the audio stream is empty (no samples): the output is silent".to_owned(),
+                );
+            }
+            warnings.extend(audio.warning(self.start_s, "the sound may skip there"));
+        }
+        warnings
     }
 
     fn cancelled(&self) -> bool {
@@ -177,6 +209,7 @@ impl<'a> Burner<'a> {
             }
             let index = packet.stream();
             if index == self.video.index {
+                self.video_health.packet(&packet);
                 match self.video.decoder.send_packet(&packet) {
                     Ok(()) => self.consecutive_errors = 0,
                     Err(err) => self.note_decode_error("video", &err)?,
@@ -186,6 +219,13 @@ impl<'a> Burner<'a> {
                 self.on_audio_packet(packet)?;
             }
         }
+        let audio_read = self.audio_health.as_ref().is_some_and(|a| a.packets > 0);
+        self.video_health.check_complete(
+            &self.ictx,
+            self.video.index,
+            self.input_path,
+            audio_read,
+        )?;
         // Flushing decoders that saw no valid packet may fail; there is nothing left then.
         if self.video.decoder.send_eof().is_ok() {
             self.drain_video()?;
@@ -200,6 +240,7 @@ impl<'a> Burner<'a> {
 
     fn note_decode_error(&mut self, stream: &'static str, err: &ffmpeg::Error) -> Result<()> {
         self.consecutive_errors += 1;
+        self.video_health.damage();
         tracing::warn!(path = %self.input_path.display(), stream, %err, "skipping a packet that does not decode");
         if self.consecutive_errors > MAX_CONSECUTIVE_DECODE_ERRORS {
             return Err(Error::Unreadable {
@@ -228,11 +269,17 @@ impl<'a> Burner<'a> {
     }
 
     fn on_audio_packet(&mut self, packet: Packet) -> Result<()> {
+        if let Some(health) = &mut self.audio_health {
+            health.packet(&packet);
+        }
         match &mut self.audio {
             AudioPlan::None => Ok(()),
             AudioPlan::Copy { .. } => self.send_audio(Msg::AudioPacket(packet)),
             AudioPlan::Encode { decoder, .. } => {
                 if let Err(err) = decoder.send_packet(&packet) {
+                    if let Some(health) = &mut self.audio_health {
+                        health.damage();
+                    }
                     tracing::warn!(path = %self.input_path.display(), %err, "skipping an audio packet that does not decode");
                 }
                 self.drain_audio()
@@ -274,6 +321,9 @@ impl<'a> Burner<'a> {
     }
 
     fn on_video_frame(&mut self, decoded: frame::Video) -> Result<()> {
+        if decoded.is_corrupt() {
+            self.video_health.damage();
+        }
         let Some(pts) = decoded
             .timestamp()
             .or(decoded.pts())

@@ -116,4 +116,7 @@ pub struct BurnReport {
     pub audio: AudioOutcome,
     /// Wall-clock time the burn took, seconds.
     pub elapsed_s: f64,
+    /// Damage met in the input that did not stop the burn (packets in the middle that would
+    /// not decode, an empty audio track), one sentence each; empty for a sound input.
+    pub warnings: Vec<String>,
 }

@@ -1,0 +1,116 @@
+//! What an input may claim before any of it is decoded: a picture size within what the output
+//! (H.264) can hold, and, when opening fails, whether an MP4's index is missing.
+
+use std::io::Read as _;
+use std::path::Path;
+
+use ffmpeg_next as ffmpeg;
+
+use crate::{Error, Result};
+
+/// The most pixels a frame may have: H.264's largest level (6.2) holds 139,264 macroblocks of
+/// 16x16 pixels (8192x4352), so no larger picture can be burned into a standard output. A
+/// decoded 4:2:0 frame this size is 53 MB, and a burn keeps a few dozen in flight.
+pub const MAX_PICTURE_PIXELS: u64 = 139_264 * 256;
+
+/// The longest side a picture may have, pixels (x264's limit).
+pub const MAX_PICTURE_SIDE_PX: u32 = 16_384;
+
+/// Refuses a picture of `width` x `height` beyond [`MAX_PICTURE_PIXELS`] or
+/// [`MAX_PICTURE_SIDE_PX`], naming the limit.
+pub(crate) fn check_picture_size(path: &Path, width: u32, height: u32) -> Result<()> {
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels > MAX_PICTURE_PIXELS || width > MAX_PICTURE_SIDE_PX || height > MAX_PICTURE_SIDE_PX {
+        return Err(Error::TooLarge {
+            path: path.to_owned(),
+            width,
+            height,
+        });
+    }
+    Ok(())
+}
+
+/// Checks the picture size every video stream of an open input states (in its header before
+/// stream probing, from the stream itself after).
+///
+/// # Safety
+/// `ctx` must point at an open `AVFormatContext`.
+pub(crate) unsafe fn check_picture_sizes(
+    ctx: *const ffmpeg::ffi::AVFormatContext,
+    path: &Path,
+) -> Result<()> {
+    // SAFETY: the caller guarantees an open context; its `streams` array holds `nb_streams`
+    // valid stream pointers, each with its codec parameters, which are only read here.
+    unsafe {
+        let streams = (*ctx).streams;
+        for i in 0..(*ctx).nb_streams as usize {
+            let params = (**streams.add(i)).codecpar;
+            if params.is_null()
+                || (*params).codec_type != ffmpeg::ffi::AVMediaType::AVMEDIA_TYPE_VIDEO
+            {
+                continue;
+            }
+            let (Ok(width), Ok(height)) = (
+                u32::try_from((*params).width),
+                u32::try_from((*params).height),
+            ) else {
+                continue;
+            };
+            check_picture_size(path, width, height)?;
+        }
+    }
+    Ok(())
+}
+
+/// When an ISO media file (MP4, MOV, M4A: its first box is `ftyp`) cannot be opened, whether
+/// that is because its index (the `moov` box) is missing: a file recorded or uploaded with its
+/// index at the end and cut off before it, or an index overwritten. A sentence saying so.
+pub(crate) fn missing_mp4_index(path: &Path) -> Option<String> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    let mut offset = 0u64;
+    let mut first = true;
+    let mut saw_media_data = false;
+    while offset + 8 <= len {
+        let mut header = [0u8; 16];
+        file.read_exact(&mut header[..8]).ok()?;
+        let size32 = u64::from(u32::from_be_bytes([
+            header[0], header[1], header[2], header[3],
+        ]));
+        let kind = [header[4], header[5], header[6], header[7]];
+        if first && &kind != b"ftyp" {
+            return None;
+        }
+        first = false;
+        if &kind == b"moov" {
+            return None;
+        }
+        saw_media_data |= &kind == b"mdat";
+        let size = match size32 {
+            0 => len - offset,
+            1 => {
+                file.read_exact(&mut header[8..16]).ok()?;
+                let mut large = [0u8; 8];
+                large.copy_from_slice(&header[8..16]);
+                u64::from_be_bytes(large)
+            }
+            n => n,
+        };
+        let header_len = if size32 == 1 { 16 } else { 8 };
+        if size < header_len {
+            break;
+        }
+        offset = offset.saturating_add(size);
+        std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(offset)).ok()?;
+    }
+    let cut = if offset > len {
+        "the file is cut off before its end"
+    } else if saw_media_data {
+        "the file ends without it or it was overwritten"
+    } else {
+        "the file holds no media"
+    };
+    Some(format!(
+        "the MP4/MOV index (moov atom) is missing: {cut} (truncated or damaged file)"
+    ))
+}
