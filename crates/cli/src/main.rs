@@ -148,6 +148,10 @@ enum Command {
         /// libx264 constant rate factor (lower is better and larger).
         #[arg(long, default_value_t = 20.0)]
         crf: f32,
+        /// Keep an HDR (HLG or PQ) video HDR: HEVC 10-bit with its colour tags. Without it the
+        /// output is H.264 8-bit BT.709, which plays everywhere, and HDR is tone-mapped to SDR.
+        #[arg(long)]
+        keep_hdr: bool,
         /// Cores to use for transcribing, drawing and encoding; 0 (the default) uses them all,
         /// shared with other transcriptions running on this machine.
         #[arg(long, env = "CAPTIONS_THREADS", default_value_t = 0)]
@@ -356,6 +360,7 @@ fn main() -> ExitCode {
             output,
             preset,
             crf,
+            keep_hdr,
             threads,
             templates_dir,
         } => media_cmds::burn(&media_cmds::BurnArgs {
@@ -369,6 +374,7 @@ fn main() -> ExitCode {
             output: &output,
             preset: &preset,
             crf,
+            keep_hdr,
             threads,
             templates_dir: templates_dir.as_deref(),
         }),
@@ -437,7 +443,10 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", report(&e));
+            match error_code(&e) {
+                Some(code) => eprintln!("error[{code}]: {}", report(&e)),
+                None => eprintln!("error: {}", report(&e)),
+            }
             ExitCode::FAILURE
         }
     }
@@ -463,6 +472,22 @@ fn manpages(dir: &std::path::Path) -> anyhow::Result<ExitCode> {
     }
     write("captions", command)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The stable code of the engine's error behind `e` (`unreadable_input`, `no_audio`, ...), the
+/// same a program or the HTTP service gets; none for the command line's own checks.
+fn error_code(e: &anyhow::Error) -> Option<caption_core::ErrorCode> {
+    e.chain().find_map(|cause| {
+        if let Some(error) = cause.downcast_ref::<caption_engine::Error>() {
+            Some(error.code())
+        } else if let Some(error) = cause.downcast_ref::<caption_media::Error>() {
+            Some(error.code())
+        } else {
+            cause
+                .downcast_ref::<caption_transcribe::Error>()
+                .map(caption_transcribe::Error::code)
+        }
+    })
 }
 
 /// An error and its causes on one line, each said once: a cause whose text the line already

@@ -217,6 +217,8 @@ pub struct BurnArgs<'a> {
     pub output: &'a Path,
     pub preset: &'a str,
     pub crf: f32,
+    /// HDR inputs stay HDR (HEVC 10-bit) instead of being tone-mapped to SDR H.264.
+    pub keep_hdr: bool,
     /// Cores; 0: every core.
     pub threads: usize,
     pub templates_dir: Option<&'a Path>,
@@ -229,13 +231,18 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
     caption_media::check_output(args.output)?;
     paths::not_the_input(args.video, args.output)?;
     let info = caption_media::probe(args.video)?;
+    let path = args.video.to_owned();
     match &info.video {
-        None => bail!(
-            "{}: has no video stream (an audio file has no picture to burn captions into)",
-            args.video.display()
-        ),
+        None => {
+            return Err(
+                anyhow::Error::new(caption_media::Error::NoVideo { path }).context(format!(
+                    "{}: has no video stream (an audio file has no picture to burn captions into)",
+                    args.video.display()
+                )),
+            );
+        }
         Some(v) if v.is_still_image => {
-            bail!("{}: is a still image, not a video", args.video.display())
+            return Err(caption_media::Error::StillImage { path }.into());
         }
         Some(_) => {}
     }
@@ -266,6 +273,7 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
     let options = BurnOptions::default()
         .with_preset(args.preset)
         .with_crf(args.crf)
+        .with_keep_hdr(args.keep_hdr)
         .with_cancel(cancel)
         .with_progress(move |f| report.set_position((f * 100.0).round() as u64));
     let started = Instant::now();
@@ -285,6 +293,9 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
         }
         other => other?,
     };
+    for warning in &result.warnings {
+        eprintln!("warning: {}: {warning}", args.video.display());
+    }
     eprintln!(
         "{} → {} ({} frames, {} words, {:.1} s)",
         args.video.display(),

@@ -19,7 +19,7 @@ use serde_json::json;
 mod support;
 
 use caption_testkit::media;
-use support::{Client, S3_ACCESS_KEY, S3_BUCKET, S3_SECRET_KEY, Service, run};
+use support::{Client, S3_ACCESS_KEY, S3_BUCKET, S3_SECRET_KEY, Service, duration_s, run};
 
 const W: usize = 640;
 const H: usize = 360;
@@ -33,22 +33,6 @@ fn speech_video(dir: &Path) -> PathBuf {
         "Hello world. This is a caption test.",
     )
     .unwrap()
-}
-
-fn duration_s(path: &Path) -> f64 {
-    let out = run(
-        "ffprobe",
-        &[
-            "-v",
-            "error",
-            "-show_entries",
-            "format=duration",
-            "-of",
-            "csv=p=0",
-            path.to_str().unwrap(),
-        ],
-    );
-    String::from_utf8_lossy(&out).trim().parse().unwrap()
 }
 
 fn stream_kinds(path: &Path) -> Vec<String> {

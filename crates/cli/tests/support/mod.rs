@@ -115,6 +115,23 @@ pub fn run(program: &str, args: &[&str]) -> Vec<u8> {
     caption_testkit::media::run(program, args).unwrap_or_else(|e| panic!("{e:#}"))
 }
 
+/// The duration of the media file at `path` by ffprobe, seconds.
+pub fn duration_s(path: &Path) -> f64 {
+    let out = run(
+        "ffprobe",
+        &[
+            "-v",
+            "error",
+            "-show_entries",
+            "format=duration",
+            "-of",
+            "csv=p=0",
+            path.to_str().unwrap(),
+        ],
+    );
+    String::from_utf8_lossy(&out).trim().parse().unwrap()
+}
+
 /// FFmpeg's arguments for a small, quickly made H.264 picture.
 pub fn h264_fast() -> Vec<&'static str> {
     caption_testkit::media::H264_FAST.to_vec()
