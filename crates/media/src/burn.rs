@@ -3,7 +3,9 @@
 //! that memory stays flat whatever the input's length.
 //!
 //! - `frame_loop`: the calling thread's loop (demux, decode, batch, hand over);
-//! - `decode`: the input's video stream, decoders, and frame conversion;
+//! - `decode`: the input's video stream and decoders;
+//! - `colour`: each frame made the output's picture (even size, 8-bit BT.709, HDR tone-mapped,
+//!   or HDR kept);
 //! - `overlays` and `planes`: each frame's overlay, converted and cached, and the frame's
 //!   planes it is blended into;
 //! - `audio` and `aac`: audio copied as it is, or re-encoded to AAC;
@@ -12,6 +14,7 @@
 
 mod aac;
 mod audio;
+mod colour;
 mod decode;
 mod encode;
 mod frame_loop;
@@ -36,8 +39,12 @@ use crate::overlay::OverlaySource;
 
 /// Decodes `input`, blends the overlay `overlays` gives for each frame's presentation time, and
 /// encodes H.264 (libx264) into `output`, keeping size, timing (each frame's timestamp, so
-/// variable frame rate survives), rotation, aspect ratio and colour tags. The audio is copied
-/// when the output container accepts its codec and re-encoded to AAC otherwise.
+/// variable frame rate survives), rotation and aspect ratio. The picture is made one that
+/// plays everywhere: 8-bit 4:2:0 BT.709 limited range, an odd width or height cropped by a
+/// pixel, HDR (HLG, PQ) tone-mapped to SDR before the captions are blended in; with
+/// [`BurnOptions::keep_hdr`] an HDR input stays HDR, encoded as HEVC 10-bit (libx265) with
+/// its colour tags. MP4 and MOV outputs are `faststart`. The audio is copied when the output
+/// container accepts its codec and re-encoded to AAC otherwise.
 ///
 /// The container follows `output`'s extension (`.mp4`, `.mov`, `.mkv`, ...). The output is
 /// written to a temporary file beside it and renamed at the end: on any error, or when

@@ -1,11 +1,10 @@
-//! The reading side's FFmpeg pieces: the input's video stream and its decoder, the audio
-//! decoder, and the conversion of frames the blender or x264 cannot take as they are.
+//! The reading side's FFmpeg pieces: the input's video stream and its decoder, and the audio
+//! decoder.
 
 use std::path::Path;
 
-use ffmpeg::format::Pixel;
 use ffmpeg::format::context::Input;
-use ffmpeg::{Rational, codec, frame, media};
+use ffmpeg::{Rational, codec, media};
 use ffmpeg_next as ffmpeg;
 
 use crate::ff;
@@ -102,63 +101,4 @@ pub(super) fn open_audio_decoder(
         (*context.as_mut_ptr()).pkt_timebase = stream.time_base().into();
     }
     context.decoder().audio()
-}
-
-/// Converts frames the blender or x264 cannot take as they are (see
-/// [`encode_format`](super::planes::encode_format)), keeping one scaler while the input's
-/// size and format stay.
-#[derive(Default)]
-pub(super) struct Converter {
-    scaler: Option<ffmpeg::software::scaling::Context>,
-}
-
-impl Converter {
-    pub(super) fn convert(
-        &mut self,
-        decoded: &frame::Video,
-        target: Pixel,
-        input_path: &Path,
-    ) -> Result<frame::Video> {
-        let (w, h, format) = (decoded.width(), decoded.height(), decoded.format());
-        let stale = self.scaler.as_ref().is_none_or(|s| {
-            s.input().format != format || s.input().width != w || s.input().height != h
-        });
-        if stale {
-            let scaler = ffmpeg::software::scaling::Context::get(
-                format,
-                w,
-                h,
-                target,
-                w,
-                h,
-                ffmpeg::software::scaling::Flags::BILINEAR,
-            )
-            .map_err(|err| ff::decode_error(input_path, "video", &err))?;
-            self.scaler = Some(scaler);
-        }
-        let mut converted = frame::Video::empty();
-        if let Some(scaler) = self.scaler.as_mut() {
-            scaler
-                .run(decoded, &mut converted)
-                .map_err(|err| ff::decode_error(input_path, "video", &err))?;
-        }
-        // SAFETY: both frames are valid; this copies metadata (timing, aspect ratio, colour
-        // tags), not pixels.
-        unsafe {
-            ffmpeg::ffi::av_frame_copy_props(converted.as_mut_ptr(), decoded.as_ptr());
-        }
-        let source_is_yuv = format.descriptor().is_some_and(|d| {
-            // SAFETY: a descriptor points at libavutil's static table; reading its flags.
-            let flags = unsafe { (*d.as_ptr()).flags };
-            let rgb_or_palette =
-                (ffmpeg::ffi::AV_PIX_FMT_FLAG_RGB | ffmpeg::ffi::AV_PIX_FMT_FLAG_PAL) as u64;
-            d.nb_components() >= 3 && flags & rgb_or_palette == 0
-        });
-        if !source_is_yuv {
-            // swscale writes RGB sources as BT.601 limited range.
-            converted.set_color_space(ffmpeg::color::Space::BT470BG);
-            converted.set_color_range(ffmpeg::color::Range::MPEG);
-        }
-        Ok(converted)
-    }
 }

@@ -1,5 +1,6 @@
-//! Opening the output: the container, the H.264 (libx264) encoder set up like the input's
-//! video (size, timing, aspect ratio, colour tags, rotation), the audio stream, the header.
+//! Opening the output: the container, the video encoder (libx264, or libx265 when HDR is
+//! kept) set up like the first frame (size, format, colour tags) and the input's video
+//! (timing, aspect ratio, rotation), the audio stream, the header (`faststart` for MP4/MOV).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -9,6 +10,7 @@ use ffmpeg::{Codec, Rational, codec, encoder, frame};
 use ffmpeg_next as ffmpeg;
 
 use super::audio::{AudioPlan, WriterAudio};
+use super::colour::is_hdr;
 use super::decode::VideoInput;
 use super::options::BurnOptions;
 use super::writer::Writer;
@@ -41,13 +43,20 @@ impl OutputPlan<'_> {
             .flags()
             .contains(ffmpeg::format::Flags::GLOBAL_HEADER);
         let sample_aspect = self.video.decoder.aspect_ratio();
-        let (x264, venc) = self.open_video_encoder(first, sample_aspect, global_header)?;
-        let video_out = self.add_video_stream(&mut octx, x264, &venc, sample_aspect)?;
+        let (vcodec, venc) = self.open_video_encoder(first, sample_aspect, global_header)?;
+        let video_out = self.add_video_stream(&mut octx, vcodec, &venc, sample_aspect)?;
         let audio_in = self.audio_index.and_then(|i| self.ictx.stream(i));
         let mut audio =
             WriterAudio::add_stream(self.audio, audio_in, &mut octx, global_header, self.path)?;
         octx.set_metadata(self.ictx.metadata().to_owned());
-        octx.write_header().map_err(|e| self.err(&e))?;
+        let mut muxer_options = ffmpeg::Dictionary::new();
+        if matches!(self.muxer, "mp4" | "mov") {
+            // The index goes before the media (a second pass at the end), so players and
+            // browsers start before the whole file has arrived.
+            muxer_options.set("movflags", "+faststart");
+        }
+        octx.write_header_with(muxer_options)
+            .map_err(|e| self.err(&e))?;
 
         let video_out_tb = octx
             .stream(video_out)
@@ -76,11 +85,15 @@ impl OutputPlan<'_> {
         sample_aspect: Rational,
         global_header: bool,
     ) -> Result<(Codec, encoder::Video)> {
-        let x264 = encoder::find_by_name("libx264").ok_or_else(|| Error::Encode {
+        // Only frames of a kept HDR input still carry an HDR transfer here (the others were
+        // tone-mapped to BT.709 on the way).
+        let hevc = is_hdr(first.color_transfer_characteristic());
+        let name = if hevc { "libx265" } else { "libx264" };
+        let vcodec = encoder::find_by_name(name).ok_or_else(|| Error::Encode {
             path: self.path.to_owned(),
-            reason: "this FFmpeg has no libx264 encoder".to_owned(),
+            reason: format!("this FFmpeg has no {name} encoder"),
         })?;
-        let mut context = codec::context::Context::new_with_codec(x264);
+        let mut context = codec::context::Context::new_with_codec(vcodec);
         context.set_threading(codec::threading::Config {
             kind: codec::threading::Type::Frame,
             count: self.options.encoder_threads,
@@ -102,25 +115,36 @@ impl OutputPlan<'_> {
         if global_header {
             venc.set_flags(codec::Flags::GLOBAL_HEADER);
         }
-        let mut x264_options = ffmpeg::Dictionary::new();
-        x264_options.set("preset", &self.options.x264_preset);
-        x264_options.set("crf", &format!("{}", self.options.crf));
+        let mut encoder_options = ffmpeg::Dictionary::new();
+        encoder_options.set("preset", &self.options.x264_preset);
+        encoder_options.set("crf", &format!("{}", self.options.crf));
+        if hevc {
+            encoder_options.set("x265-params", "log-level=error");
+        }
         let venc = venc
-            .open_as_with(x264, x264_options)
+            .open_as_with(vcodec, encoder_options)
             .map_err(|e| self.err(&e))?;
-        Ok((x264, venc))
+        Ok((vcodec, venc))
     }
 
     /// Adds the video stream, with the input's rotation and aspect ratio; returns its index.
     fn add_video_stream(
         &self,
         octx: &mut Output,
-        x264: Codec,
+        vcodec: Codec,
         venc: &encoder::Video,
         sample_aspect: Rational,
     ) -> Result<usize> {
-        let mut ost = octx.add_stream(x264).map_err(|e| self.err(&e))?;
+        let mut ost = octx.add_stream(vcodec).map_err(|e| self.err(&e))?;
         ost.set_parameters(venc);
+        if venc.id() == codec::Id::HEVC && matches!(self.muxer, "mp4" | "mov") {
+            // `hvc1` (parameter sets in the sample description) is the tag QuickTime and
+            // Apple's players require; FFmpeg's default `hev1` does not play there.
+            // SAFETY: plain field write on a live stream's codec parameters, before the header.
+            unsafe {
+                (*(*ost.as_mut_ptr()).codecpar).codec_tag = u32::from_le_bytes(*b"hvc1");
+            }
+        }
         ost.set_time_base(self.video.time_base);
         ost.set_avg_frame_rate(self.video.avg_rate);
         if let Some(matrix) = &self.video.display_matrix {

@@ -15,6 +15,11 @@ pub struct BurnOptions {
     pub crf: f32,
     /// Encoder threads; 0 lets x264 choose (1.5 x cores).
     pub encoder_threads: usize,
+    /// Keep an HDR input (PQ or HLG) HDR: HEVC (libx265) 10-bit 4:2:0 with the input's colour
+    /// tags, the preset and crf above given to x265. Default `false`: every output is H.264
+    /// High, 8-bit 4:2:0 BT.709, which plays everywhere, and HDR inputs are tone-mapped to
+    /// SDR. An SDR input gives that output either way.
+    pub keep_hdr: bool,
     /// Called with the fraction done (0 to 1, by presentation time) after each batch of frames.
     pub progress: Option<Arc<dyn Fn(f64) + Send + Sync>>,
     /// When raised, the burn stops soon, removes its partial output and returns
@@ -28,6 +33,7 @@ impl Default for BurnOptions {
             x264_preset: "veryfast".to_owned(),
             crf: 20.0,
             encoder_threads: 0,
+            keep_hdr: false,
             progress: None,
             cancel: None,
         }
@@ -40,6 +46,7 @@ impl std::fmt::Debug for BurnOptions {
             .field("x264_preset", &self.x264_preset)
             .field("crf", &self.crf)
             .field("encoder_threads", &self.encoder_threads)
+            .field("keep_hdr", &self.keep_hdr)
             .field("progress", &self.progress.is_some())
             .field("cancel", &self.cancel.is_some())
             .finish()
@@ -62,6 +69,13 @@ impl BurnOptions {
     /// Sets the encoder threads; 0 lets x264 choose.
     pub fn with_encoder_threads(mut self, encoder_threads: usize) -> Self {
         self.encoder_threads = encoder_threads;
+        self
+    }
+
+    /// Keeps HDR inputs HDR (HEVC 10-bit with their colour tags) instead of tone-mapping
+    /// them to SDR H.264; see [`keep_hdr`](Self::keep_hdr).
+    pub fn with_keep_hdr(mut self, keep_hdr: bool) -> Self {
+        self.keep_hdr = keep_hdr;
         self
     }
 

@@ -1,5 +1,5 @@
-//! Decoded FFmpeg frames as the blender sees them: which pixel formats it writes natively
-//! (and what the others become), their colorimetry, and their planes as a [`FrameMut`].
+//! Decoded FFmpeg frames as the blender sees them: which pixel formats it writes natively,
+//! their colorimetry, and their planes as a [`FrameMut`].
 
 use ffmpeg::format::Pixel;
 use ffmpeg::frame;
@@ -7,26 +7,6 @@ use ffmpeg_next as ffmpeg;
 
 use crate::blend::{Colorimetry, FrameMut, PlaneLayout, PreparedOverlay, YuvMatrix};
 use crate::pool::FramePool;
-
-/// The format a decoded frame is converted to before blending, or `None` to keep it.
-///
-/// Formats the blender and x264 both take stay as they are. H.264 cannot code an odd width
-/// or height with subsampled chroma, so such frames become 4:4:4, which keeps the exact
-/// size (at the cost of the High 4:4:4 profile); every other format becomes yuv420p.
-pub(super) fn encode_format(format: Pixel, width: u32, height: u32) -> Option<Pixel> {
-    let odd = width % 2 == 1 || height % 2 == 1;
-    match layout_of(format) {
-        Some(PlaneLayout::Yuv444p | PlaneLayout::Yuv444p10) => None,
-        Some(PlaneLayout::Yuv422p | PlaneLayout::Yuv422p10)
-            if height.is_multiple_of(2) && width.is_multiple_of(2) =>
-        {
-            None
-        }
-        Some(_) if !odd => None,
-        _ if odd => Some(Pixel::YUV444P),
-        _ => Some(Pixel::YUV420P),
-    }
-}
 
 pub(super) fn layout_of(format: Pixel) -> Option<PlaneLayout> {
     Some(match format {
