@@ -47,6 +47,8 @@ mod config;
 mod error;
 mod key;
 mod local;
+#[cfg(feature = "s3")]
+mod multipart;
 mod open;
 mod post_policy;
 mod put;

@@ -2,7 +2,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use bytes::Bytes;
 use futures_util::StreamExt as _;
 use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::signer::{Method, Signer as _};
@@ -15,7 +14,8 @@ use crate::config::LinkOptions;
 use crate::error::{Error, Result};
 use crate::key::ObjectKey;
 use crate::local::{delete_via, get_via, head_via};
-use crate::put::{PART_BYTES, check_min, count, stream_multipart};
+use crate::multipart::put_create_only;
+use crate::put::{PART_BYTES, check_min, count};
 use crate::sigv4::{PostCredentials, PostPolicyRequest, presigned_post};
 use crate::storage::{
     ByteStream, GetObject, GetOptions, ObjectInfo, PutOptions, Storage, StorageKind,
@@ -84,6 +84,8 @@ impl std::fmt::Debug for S3Settings {
 #[derive(Debug, Clone)]
 pub struct S3Storage {
     store: Arc<AmazonS3>,
+    /// For the requests object_store does not make (see `multipart.rs`).
+    http: reqwest::Client,
     bucket_url: String,
     bucket: String,
     region: String,
@@ -108,14 +110,21 @@ impl S3Storage {
             .with_region(&settings.region)
             .with_access_key_id(&settings.access_key)
             .with_secret_access_key(&settings.secret_key)
+            // Before with_allow_http: the client options replace all the earlier ones.
+            .with_client_options(client_options())
             .with_allow_http(settings.allow_http)
             .with_virtual_hosted_style_request(false)
             .with_retry(retry_config())
-            .with_client_options(client_options())
+            .build()
+            .map_err(|e| Error::Config(format!("S3 bucket {}: {e}", settings.bucket)))?;
+        let http = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .timeout(REQUEST_TIMEOUT)
             .build()
             .map_err(|e| Error::Config(format!("S3 bucket {}: {e}", settings.bucket)))?;
         Ok(Self {
             store: Arc::new(store),
+            http,
             bucket_url: format!("{endpoint}/{}", settings.bucket),
             bucket: settings.bucket.clone(),
             region: settings.region.clone(),
@@ -141,10 +150,14 @@ fn retry_config() -> RetryConfig {
 
 /// A connection is given 3 s (loopback or a region's endpoint answers in milliseconds) and a
 /// request 60 s, enough for one 8 MiB part on a slow link.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+/// See [`CONNECT_TIMEOUT`].
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
 fn client_options() -> ClientOptions {
     ClientOptions::new()
-        .with_connect_timeout(Duration::from_secs(3))
-        .with_timeout(Duration::from_secs(60))
+        .with_connect_timeout(CONNECT_TIMEOUT)
+        .with_timeout(REQUEST_TIMEOUT)
 }
 
 #[async_trait]
@@ -194,21 +207,10 @@ impl Storage for S3Storage {
                 .map_err(|e| Error::from_object_store(key.as_str(), e))?;
             return Ok(ObjectInfo::new(key.clone(), size_bytes));
         }
-        // A multipart upload is atomic on S3 (the object appears on completion) but
-        // object_store cannot make its completion conditional, so create-only is checked
-        // up front. Keys are fresh UUIDs made by the store, so the window is theoretical.
-        match head_via(self.store.as_ref(), key).await {
-            Ok(_) => {
-                return Err(Error::AlreadyExists {
-                    key: key.to_string(),
-                });
-            }
-            Err(Error::NotFound { .. }) => {}
-            Err(error) => return Err(error),
-        }
-        let head: Vec<Bytes> = head;
+        // Larger: a multipart upload whose completion is conditional (If-None-Match: *), so
+        // that it too is atomic and create-only.
         let size_bytes =
-            stream_multipart(self.store.as_ref(), &path, key, head, body, &options).await?;
+            put_create_only(&self.store, &self.http, &path, key, head, body, &options).await?;
         Ok(ObjectInfo::new(key.clone(), size_bytes))
     }
 
