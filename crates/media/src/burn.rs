@@ -8,6 +8,7 @@
 //!   or HDR kept);
 //! - `overlays` and `planes`: each frame's overlay, converted and cached, and the frame's
 //!   planes it is blended into;
+//! - `hdr_overlay`: captions re-coded for a picture that stays HDR;
 //! - `audio` and `aac`: audio copied as it is, or re-encoded to AAC;
 //! - `encode` and `writer`: opening the output, and the thread that encodes and muxes;
 //! - `output`: the output file's container and the partial file it is written to.
@@ -18,6 +19,7 @@ mod colour;
 mod decode;
 mod encode;
 mod frame_loop;
+mod hdr_overlay;
 mod messages;
 mod options;
 mod output;

@@ -298,7 +298,9 @@ fn pq_hevc_is_tone_mapped_to_sdr_h264() {
 #[test]
 fn keep_hdr_gives_hevc_10_bit_with_the_inputs_colour_tags() {
     let dir = tmp();
-    for transfer in ["arib-std-b67", "smpte2084"] {
+    // White text's 8-bit signal at graphics white (ITU-R BT.2408): 75 % for HLG, 203 cd/m²
+    // (0.58) for PQ. Blended as SDR code values it would be 255: PQ's 10,000 cd/m² peak.
+    for (transfer, white_signal) in [("arib-std-b67", 191.0), ("smpte2084", 148.0)] {
         let input = path(dir.path(), &format!("{transfer}.mp4"));
         hdr_clip(&input, transfer);
         let output = path(dir.path(), &format!("{transfer}-kept.mp4"));
@@ -327,6 +329,25 @@ fn keep_hdr_gives_hevc_10_bit_with_the_inputs_colour_tags() {
             assert_eq!(v.get(key).map(String::as_str), Some(want), "{key} in {v:?}");
         }
         assert!(stream_fields(&output, "a:0").contains_key("codec_name"));
+        let raw = frame_at(&output, 1.5, None, "yuv420p10le");
+        let (x, y, bw, bh) = Caption::rect(640, 360);
+        let luma = |col: u32, row: u32| {
+            let i = ((row * 640 + col) * 2) as usize;
+            f64::from(u16::from_le_bytes([raw[i], raw[i + 1]]))
+        };
+        let (cols, rows) = (x + bw / 8..x + bw * 3 / 8, y + bh / 4..y + bh * 3 / 4);
+        let count = f64::from(cols.len() as u32 * rows.len() as u32);
+        let white: f64 = rows
+            .flat_map(|row| cols.clone().map(move |col| (col, row)))
+            .map(|(col, row)| luma(col, row))
+            .sum::<f64>()
+            / count;
+        // Limited range, 10 bits: 64 is black, 940 is a signal of 1.
+        let want = 64.0 + 876.0 * white_signal / 255.0;
+        assert!(
+            (white - want).abs() < 8.0,
+            "{transfer}: white text's luma is {white:.1}, want {want:.1}"
+        );
     }
 }
 

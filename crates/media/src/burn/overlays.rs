@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex};
 use ffmpeg::{Rational, frame};
 use ffmpeg_next as ffmpeg;
 
+use super::colour::is_hdr;
+use super::hdr_overlay::to_hdr_signal;
 use super::planes::{colorimetry_of, layout_of};
 use crate::blend::{Colorimetry, PlaneLayout, PreparedOverlay};
 use crate::ff;
@@ -95,9 +97,18 @@ impl BlendJob<'_> {
         };
         let colorimetry = colorimetry_of(frame);
         let rotation = self.rotation_cw_deg;
+        let transfer = frame.color_transfer_characteristic();
         let prepared = self.cache.prepared(&overlay, colorimetry, || {
+            // Only a kept HDR picture is still HDR here: the others were tone-mapped.
+            let hdr;
+            let overlay = if is_hdr(transfer) {
+                hdr = to_hdr_signal(&overlay, transfer).ok()?;
+                &hdr
+            } else {
+                &*overlay
+            };
             if rotation == 0 {
-                PreparedOverlay::new(&overlay, layout, colorimetry, coded_w, coded_h)
+                PreparedOverlay::new(overlay, layout, colorimetry, coded_w, coded_h)
             } else {
                 let coded = overlay.to_coded_orientation(rotation, coded_w, coded_h);
                 PreparedOverlay::new(&coded, layout, colorimetry, coded_w, coded_h)
