@@ -24,7 +24,8 @@ fn s(p: &Path) -> &str {
 
 /// The shared clips every broken file is cut from, made once: `indexed_last.mp4` (an MP4 as
 /// a camera writes it, its index after the media), `faststart.mp4` (index first, as uploads
-/// are), both 6 s of a 320x240 test pattern with a tone; and the words to burn.
+/// are), `matroska.mkv` (no index needed, its length in the header), each 6 s of a 320x240
+/// test pattern with a tone; and the words to burn.
 fn corpus() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -32,6 +33,7 @@ fn corpus() -> &'static Path {
         for (name, extra) in [
             ("indexed_last.mp4", &[][..]),
             ("faststart.mp4", &["-movflags", "+faststart"][..]),
+            ("matroska.mkv", &[][..]),
         ] {
             make(
                 &dir.path().join(name),
@@ -200,12 +202,14 @@ fn transcribe(input: &Path) -> Run {
 #[test]
 fn a_file_cut_off_mid_way_is_truncated() {
     let dir = tempfile::tempdir().unwrap();
-    let cut = dir.path().join("cut.mp4");
-    let whole = clip("faststart.mp4");
-    dd_cut(&whole, &cut, size(&whole) * 3 / 4);
-    for run in [burn(&cut), transcribe(&cut)] {
-        run.failed_with("unreadable_input", "the file is truncated");
-        assert!(run.stderr().contains("of the 6.0 s its header states"));
+    for name in ["faststart.mp4", "matroska.mkv"] {
+        let cut = dir.path().join(format!("cut-{name}"));
+        let whole = clip(name);
+        dd_cut(&whole, &cut, size(&whole) * 3 / 4);
+        for run in [burn(&cut), transcribe(&cut)] {
+            run.failed_with("unreadable_input", "the file is truncated");
+            assert!(run.stderr().contains("of the 6.0 s its header states"));
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use ffmpeg::{ChannelLayout, codec, frame, media};
 use ffmpeg_next as ffmpeg;
 
 use crate::ff;
-use crate::health::StreamHealth;
+use crate::health::{FileReach, StreamHealth};
 use crate::{Error, Result};
 
 /// The sample rate of the audio [`AudioReader`] produces: what whisper models expect.
@@ -58,8 +58,8 @@ pub struct AudioReader {
     consecutive_errors: u32,
     samples_out: u64,
     health: StreamHealth,
-    /// Packets of the file's other streams, skipped.
-    other_packets: u64,
+    /// How far the packets of every stream reached.
+    reach: FileReach,
 }
 
 impl std::fmt::Debug for AudioReader {
@@ -121,7 +121,7 @@ impl AudioReader {
             consecutive_errors: 0,
             samples_out: 0,
             health: StreamHealth::new("audio", time_base),
-            other_packets: 0,
+            reach: FileReach::default(),
         })
     }
 
@@ -160,8 +160,8 @@ impl AudioReader {
         let mut packet = ffmpeg::Packet::empty();
         match packet.read(&mut self.input) {
             Ok(()) => {
+                self.reach.packet(&packet, &self.input);
                 if packet.stream() != self.stream_index {
-                    self.other_packets += 1;
                     return Ok(());
                 }
                 self.health.packet(&packet);
@@ -182,7 +182,7 @@ impl AudioReader {
                     &self.input,
                     self.stream_index,
                     &self.path,
-                    self.other_packets > 0,
+                    &self.reach,
                 )?;
                 if self.samples_out == 0 && self.ready.iter().all(Vec::is_empty) {
                     if self.health.packets == 0 {

@@ -15,6 +15,30 @@ use crate::{Error, Result};
 /// frame's or audio packet's duration is rounded differently by muxers.
 const TRUNCATION_TOLERANCE_S: f64 = 0.5;
 
+/// How far the packets of all the streams of an input reach: a file cut off stops short in
+/// every stream.
+#[derive(Debug, Default)]
+pub(crate) struct FileReach {
+    /// Packets read, of every stream.
+    pub(crate) packets: u64,
+    /// The latest end (timestamp + duration) of a packet, seconds on the input's clock.
+    end_s: Option<f64>,
+}
+
+impl FileReach {
+    /// Notes a packet of any stream, read from `input`.
+    pub(crate) fn packet(&mut self, packet: &Packet, input: &Input) {
+        self.packets += 1;
+        let Some(time_base) = input.stream(packet.stream()).map(|s| s.time_base()) else {
+            return;
+        };
+        if let Some(ts) = packet.pts().or(packet.dts()) {
+            let end_s = ff::ts_to_s(ts.saturating_add(packet.duration().max(0)), time_base);
+            self.end_s = Some(self.end_s.map_or(end_s, |e| e.max(end_s)));
+        }
+    }
+}
+
 /// What reading one stream met.
 #[derive(Debug)]
 pub(crate) struct StreamHealth {
@@ -84,15 +108,15 @@ impl StreamHealth {
 
     /// After the last packet: an error when the stream had no packet while others of the file
     /// had some (an empty track), or when its data stops well before the length its header
-    /// states (a truncated file). `others_read` says whether other streams had packets.
+    /// states (a truncated file). `file` is how far all of the input's packets reached.
     pub(crate) fn check_complete(
         &self,
         input: &Input,
         index: usize,
         path: &Path,
-        others_read: bool,
+        file: &FileReach,
     ) -> Result<()> {
-        if self.packets == 0 && others_read {
+        if self.packets == 0 && file.packets > 0 {
             return Err(Error::Empty {
                 path: path.to_owned(),
                 stream: self.stream,
@@ -105,18 +129,27 @@ impl StreamHealth {
             ffmpeg::ffi::AV_NOPTS_VALUE => 0,
             ts => ts,
         };
-        let stated_s = if stream.duration() > 0 {
-            ff::ts_to_s(stream.duration(), self.time_base)
-        } else if input.nb_streams() == 1 {
-            // Only a lone stream's length is the container's.
-            ff::input_duration_s(input)
+        let (stated_s, read_s) = if stream.duration() > 0 {
+            let read_s = self
+                .read_end_ts
+                .map_or(0.0, |end| ff::ts_to_s(end - start_ts, self.time_base));
+            (ff::ts_to_s(stream.duration(), self.time_base), read_s)
+        } else if input.duration() > 0 {
+            // Without a length of its own (Matroska, WebM), the stream is held to the
+            // container's, which the furthest packet of any stream must reach.
+            // SAFETY: reading a plain field of the open input's AVFormatContext.
+            let start_ts = unsafe { (*input.as_ptr()).start_time };
+            let start_s = if start_ts == ffmpeg::ffi::AV_NOPTS_VALUE {
+                0.0
+            } else {
+                start_ts as f64 / f64::from(ffmpeg::ffi::AV_TIME_BASE)
+            };
+            let read_s = file.end_s.map_or(0.0, |end| end - start_s);
+            (ff::input_duration_s(input), read_s)
         } else {
             return Ok(());
         };
-        let read_s = self
-            .read_end_ts
-            .map_or(0.0, |end| ff::ts_to_s(end - start_ts, self.time_base))
-            .max(0.0);
+        let read_s = read_s.max(0.0);
         let tolerance_s = TRUNCATION_TOLERANCE_S.max(stated_s * 0.02);
         if stated_s.is_finite() && read_s + tolerance_s < stated_s {
             return Err(Error::Truncated {

@@ -268,6 +268,10 @@ impl Engine {
             input = %key, output = %out_key, frames = report.frames,
             elapsed_s = started.elapsed().as_secs_f64(), "generated"
         );
+        // The interface's answer has no place for them; the operator's log does.
+        for warning in &report.warnings {
+            tracing::warn!(input = %key, output = %out_key, warning, "damaged input");
+        }
         Ok(())
     }
 }

@@ -21,7 +21,7 @@ use super::overlays::{BlendJob, OverlayCache};
 use super::planes::encode_format;
 use super::writer::WriterHandle;
 use crate::ff;
-use crate::health::StreamHealth;
+use crate::health::{FileReach, StreamHealth};
 use crate::overlay::OverlaySource;
 use crate::{Error, Result};
 
@@ -56,6 +56,7 @@ pub(super) struct Burner<'a> {
     video_end_ts: i64,
     video_health: StreamHealth,
     audio_health: Option<StreamHealth>,
+    reach: FileReach,
 }
 
 impl<'a> Burner<'a> {
@@ -98,6 +99,7 @@ impl<'a> Burner<'a> {
             video_end_ts: 0,
             video_health,
             audio_health,
+            reach: FileReach::default(),
         })
     }
 
@@ -207,6 +209,7 @@ impl<'a> Burner<'a> {
                     });
                 }
             }
+            self.reach.packet(&packet, &self.ictx);
             let index = packet.stream();
             if index == self.video.index {
                 self.video_health.packet(&packet);
@@ -219,12 +222,11 @@ impl<'a> Burner<'a> {
                 self.on_audio_packet(packet)?;
             }
         }
-        let audio_read = self.audio_health.as_ref().is_some_and(|a| a.packets > 0);
         self.video_health.check_complete(
             &self.ictx,
             self.video.index,
             self.input_path,
-            audio_read,
+            &self.reach,
         )?;
         // Flushing decoders that saw no valid packet may fail; there is nothing left then.
         if self.video.decoder.send_eof().is_ok() {
