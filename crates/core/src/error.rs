@@ -61,6 +61,9 @@ pub enum ErrorCode {
     Cancelled,
     /// The object store (disk or bucket) is unreachable or failing; the call may work later.
     StorageUnavailable,
+    /// The disk of the service's data folder (stored files, scratch space, the embedded job
+    /// database) is full; the call may work once space is freed.
+    DiskFull,
     /// Anything else: a fault of the machine or of the engine, not of the input.
     Internal,
 }
@@ -88,8 +91,37 @@ impl ErrorCode {
             Self::ModelMissing => "model_missing",
             Self::Cancelled => "cancelled",
             Self::StorageUnavailable => "storage_unavailable",
+            Self::DiskFull => "disk_full",
             Self::Internal => "internal",
         }
+    }
+}
+
+impl ErrorCode {
+    /// Whether `error`, or an error it wraps, is the system's "no space left on device" (or a
+    /// disk quota reached): what makes a failed write [`ErrorCode::DiskFull`].
+    ///
+    /// ```
+    /// use caption_core::ErrorCode;
+    ///
+    /// let full = std::io::Error::from(std::io::ErrorKind::StorageFull);
+    /// assert!(ErrorCode::is_disk_full(&full));
+    /// assert!(!ErrorCode::is_disk_full(&std::io::Error::other("refused")));
+    /// ```
+    pub fn is_disk_full(error: &(dyn std::error::Error + 'static)) -> bool {
+        let mut next = Some(error);
+        while let Some(error) = next {
+            if let Some(io) = error.downcast_ref::<std::io::Error>()
+                && matches!(
+                    io.kind(),
+                    std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+                )
+            {
+                return true;
+            }
+            next = error.source();
+        }
+        false
     }
 }
 
@@ -121,6 +153,7 @@ mod tests {
             ErrorCode::ModelMissing,
             ErrorCode::Cancelled,
             ErrorCode::StorageUnavailable,
+            ErrorCode::DiskFull,
             ErrorCode::Internal,
         ];
         let names: std::collections::BTreeSet<&str> = all.iter().map(|c| c.as_str()).collect();

@@ -84,7 +84,7 @@ struct Detail<'a> {
     /// Stable snake_case code: `unauthorized`, `malformed_json`, `invalid_request`,
     /// `not_found`, `too_large`, `busy`, `no_audio`, `no_video`, `not_a_video`,
     /// `unreadable_input`, `input_too_large`, `unsupported_language`, `already_finished`,
-    /// `unavailable`, `internal`, ...
+    /// `unavailable`, `disk_full`, `internal`, ...
     code: &'a str,
     /// What happened, in words.
     message: &'a str,
@@ -198,6 +198,11 @@ impl From<caption_engine::Error> for ApiError {
                     "unavailable",
                     error.public_message(),
                 );
+            }
+            // The data folder's disk has no space left: the request may work once it has.
+            ErrorCode::DiskFull => {
+                tracing::error!(%error, "the data folder's disk is full");
+                StatusCode::INSUFFICIENT_STORAGE
             }
             // The caller's file is not usable media, or asks for what the model lacks.
             ErrorCode::NoAudio

@@ -1,5 +1,6 @@
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -46,7 +47,11 @@ const NEXT_POSITION: &str = "next_queue_position";
 /// ```
 #[derive(Clone)]
 pub struct EmbeddedJobStore {
-    db: Arc<Database>,
+    /// `None` only while it is reopened.
+    db: Arc<RwLock<Option<Database>>>,
+    /// Set by an I/O error (a full disk): redb then refuses every write ("previous I/O error")
+    /// until the database is closed and opened again, which the next call does.
+    broken: Arc<AtomicBool>,
     path: Arc<PathBuf>,
 }
 
@@ -62,11 +67,21 @@ trait Context<T> {
     fn db(self, path: &Path) -> Result<T>;
 }
 
-impl<T, E: std::fmt::Display> Context<T> for std::result::Result<T, E> {
+impl<T, E: Into<redb::Error>> Context<T> for std::result::Result<T, E> {
     fn db(self, path: &Path) -> Result<T> {
-        self.map_err(|e| Error::Database {
-            path: path.display().to_string(),
-            message: e.to_string(),
+        self.map_err(|e| {
+            let error: redb::Error = e.into();
+            let path = path.display().to_string();
+            let message = error.to_string();
+            match &error {
+                redb::Error::Io(io) if io.kind() == std::io::ErrorKind::StorageFull => {
+                    Error::DiskFull { path, message }
+                }
+                redb::Error::Io(_) | redb::Error::PreviousIo => {
+                    Error::Unavailable { path, message }
+                }
+                _ => Error::Database { path, message },
+            }
         })
     }
 }
@@ -105,20 +120,57 @@ impl EmbeddedJobStore {
         }
         txn.commit().db(&path)?;
         Ok(Self {
-            db: Arc::new(db),
+            db: Arc::new(RwLock::new(Some(db))),
+            broken: Arc::new(AtomicBool::new(false)),
             path: Arc::new(path),
         })
     }
 
-    /// Runs a blocking database closure off the async runtime.
+    /// Runs a blocking database closure off the async runtime, on a database reopened first
+    /// if an I/O error broke it.
     async fn blocking<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Database, &Path) -> Result<T> + Send + 'static,
     ) -> Result<T> {
         let this = self.clone();
-        tokio::task::spawn_blocking(move || f(&this.db, &this.path))
+        tokio::task::spawn_blocking(move || this.with_db(f))
             .await
             .map_err(|e| Error::Task(e.to_string()))?
+    }
+
+    fn with_db<T>(&self, f: impl FnOnce(&Database, &Path) -> Result<T>) -> Result<T> {
+        if self.broken.load(Ordering::Acquire) {
+            self.reopen()?;
+        }
+        let guard = self.db.read().unwrap_or_else(PoisonError::into_inner);
+        let Some(db) = guard.as_ref() else {
+            // A reopen failed half-way; the next call tries again.
+            self.broken.store(true, Ordering::Release);
+            return Err(Error::Unavailable {
+                path: self.path.display().to_string(),
+                message: "the job database is being reopened".into(),
+            });
+        };
+        let outcome = f(db, &self.path);
+        if let Err(Error::DiskFull { .. } | Error::Unavailable { .. }) = &outcome {
+            self.broken.store(true, Ordering::Release);
+        }
+        outcome
+    }
+
+    /// Closes the database and opens it again (redb's answer to a previous I/O error). Reads
+    /// work on the reopened file even while the disk is still full; writes once space returns.
+    fn reopen(&self) -> Result<()> {
+        let mut slot = self.db.write().unwrap_or_else(PoisonError::into_inner);
+        if !self.broken.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        // The file is locked by the open database: it must be closed before it is opened.
+        drop(slot.take());
+        *slot = Some(Database::create(self.path.as_path()).db(&self.path)?);
+        self.broken.store(false, Ordering::Release);
+        tracing::info!(path = %self.path.display(), "job database reopened after an I/O error");
+        Ok(())
     }
 
     /// Applies `change` to the job held by `worker`; `false` when it does not hold it.

@@ -51,6 +51,24 @@ pub enum Error {
         /// The database's error.
         message: String,
     },
+    /// The database cannot be reached or used for now: the PostgreSQL server is down or
+    /// restarting, or an I/O error interrupted the embedded file (reopened on the next call).
+    /// The same call may work later.
+    #[error("job database {path} unavailable: {message}")]
+    Unavailable {
+        /// The redb file, or the PostgreSQL URL without its password.
+        path: String,
+        /// What failed.
+        message: String,
+    },
+    /// The disk holding the embedded database is full; what was stored stays readable.
+    #[error("job database {path}: the disk is full: {message}")]
+    DiskFull {
+        /// The redb file.
+        path: String,
+        /// The system's error.
+        message: String,
+    },
     /// A stored record does not decode.
     #[error("job {job_id}: stored record is corrupt: {message}")]
     Corrupt {
@@ -68,11 +86,14 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// The stable code of this error: always `internal`, since every failure of a job store is
-    /// the machine's (its database), never the caller's; an unknown job is `Ok(None)`, not an
-    /// error. The method is here so that every crate's error answers the same question.
+    /// The stable code of this error: a database that cannot be reached for now is
+    /// `storage_unavailable` and a full disk `disk_full` (both may work later); anything else
+    /// is `internal`, since every failure of a job store is the machine's, never the caller's
+    /// (an unknown job is `Ok(None)`, not an error).
     pub fn code(&self) -> caption_core::ErrorCode {
         match self {
+            Self::Unavailable { .. } => caption_core::ErrorCode::StorageUnavailable,
+            Self::DiskFull { .. } => caption_core::ErrorCode::DiskFull,
             Self::Database { .. } | Self::Corrupt { .. } | Self::Task(_) => {
                 caption_core::ErrorCode::Internal
             }

@@ -190,6 +190,36 @@ fn lease_ms(lease: Duration) -> i64 {
     i64::try_from(lease.as_millis()).unwrap_or(i64::MAX / 4)
 }
 
+/// Tries of one statement while the connection fails: with [`first_wait`] doubling, the last
+/// try comes about 3 s after the first, which rides out a server's restart (a fast shutdown and
+/// start take a second or two) without holding a request for long.
+const TRIES: u32 = 6;
+
+fn first_wait() -> Duration {
+    Duration::from_millis(100)
+}
+
+/// Whether `error` is the connection's (the server went away, restarts, or cannot be
+/// reached), as opposed to the statement's: only those are worth a new connection and a try.
+fn is_connection_error(error: &tokio_postgres::Error) -> bool {
+    if error.is_closed() {
+        return true;
+    }
+    if let Some(code) = error.code() {
+        // Class 08: connection exceptions; 57P0x: the server is shutting down or starting.
+        let code = code.code();
+        return code.starts_with("08") || code.starts_with("57P");
+    }
+    std::error::Error::source(error).is_some_and(|source| source.is::<std::io::Error>())
+}
+
+fn unavailable(url: &str, error: &tokio_postgres::Error) -> Error {
+    Error::Unavailable {
+        path: redact(url),
+        message: error.to_string(),
+    }
+}
+
 impl PostgresJobStore {
     /// Connects to `url` (`postgres://user:password@host:port/db`) and brings the schema up to
     /// date. TLS follows libpq's `sslmode` parameter: `disable`, `prefer` (the default: TLS when
@@ -219,17 +249,63 @@ impl PostgresJobStore {
         Ok(client)
     }
 
-    /// The live client, reconnecting once if the connection was lost.
+    /// The live client, reconnecting if the connection was lost.
     async fn client(&self) -> Result<Arc<Client>> {
         let current = Arc::clone(&*self.client.read().await);
         if !current.is_closed() {
             return Ok(current);
         }
+        self.replace(&current).await
+    }
+
+    /// A new connection in place of `broken` (unless another call already replaced it).
+    async fn replace(&self, broken: &Arc<Client>) -> Result<Arc<Client>> {
         let mut slot = self.client.write().await;
-        if slot.is_closed() {
-            *slot = Arc::new(Self::open_client(&self.url).await?);
+        if Arc::ptr_eq(&slot, broken) {
+            let fresh = Self::open_client(&self.url).await.map_err(|e| match e {
+                Error::Database { path, message } => Error::Unavailable { path, message },
+                other => other,
+            })?;
+            *slot = Arc::new(fresh);
         }
         Ok(Arc::clone(&slot))
+    }
+
+    /// Runs `statement` (given the client and the try's number, from 0), on a new connection
+    /// and after a pause when the connection fails, up to [`TRIES`] times. A statement whose
+    /// connection broke after the server ran it is run again: each caller makes that harmless
+    /// (the claim takes back a job it already holds, the others change only what is in the
+    /// state they expect, a submit inserts its id once).
+    async fn retrying<T, F, Fut>(&self, mut statement: F) -> Result<T>
+    where
+        F: FnMut(Arc<Client>, u32) -> Fut,
+        Fut: Future<Output = std::result::Result<T, tokio_postgres::Error>>,
+    {
+        let mut wait = first_wait();
+        let mut attempt = 0;
+        loop {
+            let last = attempt + 1 >= TRIES;
+            let outcome = match self.client().await {
+                Ok(client) => match statement(Arc::clone(&client), attempt).await {
+                    Ok(value) => return Ok(value),
+                    Err(e) if is_connection_error(&e) => {
+                        if let Err(reconnect) = self.replace(&client).await {
+                            tracing::debug!(error = %reconnect, "reconnecting to the job database failed");
+                        }
+                        unavailable(&self.url, &e)
+                    }
+                    Err(e) => return Err(db_error(&self.url)(e)),
+                },
+                Err(e) => e,
+            };
+            if last || !matches!(outcome, Error::Unavailable { .. }) {
+                return Err(outcome);
+            }
+            tracing::warn!(error = %outcome, retry_in_ms = wait.as_millis(), "job database unreachable; trying again");
+            tokio::time::sleep(wait).await;
+            wait *= 2;
+            attempt += 1;
+        }
     }
 
     async fn migrate(&self) -> Result<()> {
@@ -272,11 +348,9 @@ impl PostgresJobStore {
         sql: &str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> Result<Option<JobRecord>> {
-        let client = self.client().await?;
-        let rows = client
-            .query(sql, params)
-            .await
-            .map_err(db_error(&self.url))?;
+        let rows = self
+            .retrying(|client, _| async move { client.query(sql, params).await })
+            .await?;
         rows.first().map(record).transpose()
     }
 
@@ -285,11 +359,8 @@ impl PostgresJobStore {
         sql: &str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> Result<u64> {
-        let client = self.client().await?;
-        client
-            .execute(sql, params)
+        self.retrying(|client, _| async move { client.execute(sql, params).await })
             .await
-            .map_err(db_error(&self.url))
     }
 }
 
@@ -300,11 +371,9 @@ impl PostgresJobStore {
         sql: &str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> Result<bool> {
-        let client = self.client().await?;
-        let row = client
-            .query_one(sql, params)
-            .await
-            .map_err(db_error(&self.url))?;
+        let row = self
+            .retrying(|client, _| async move { client.query_one(sql, params).await })
+            .await?;
         Ok(row.get::<_, i64>(0) == 1)
     }
 }
@@ -320,22 +389,30 @@ impl JobStore for PostgresJobStore {
         let id = uuid::Uuid::new_v4().to_string();
         let sql = format!(
             "INSERT INTO caption_jobs (id, input, lang, kind, payload, webhook_url, status, created_ms, updated_ms)
-             VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, 'IN_QUEUE', {NOW_MS}, {NOW_MS}) RETURNING {COLUMNS}"
+             VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, 'IN_QUEUE', {NOW_MS}, {NOW_MS})
+             ON CONFLICT (id) DO NOTHING RETURNING {COLUMNS}"
         );
         let payload = spec.payload.as_ref().map(serde_json::Value::to_string);
-        self.one(
-            &sql,
-            &[
-                &id,
-                &spec.input,
-                &spec.lang,
-                &spec.kind.as_str(),
-                &payload,
-                &spec.webhook_url,
-            ],
-        )
-        .await?
-        .ok_or_else(|| Error::Database {
+        // The id is made here, so an insert run twice (its answer lost to a broken
+        // connection, then tried again) stores one job, read back on the second try.
+        let inserted = self
+            .one(
+                &sql,
+                &[
+                    &id,
+                    &spec.input,
+                    &spec.lang,
+                    &spec.kind.as_str(),
+                    &payload,
+                    &spec.webhook_url,
+                ],
+            )
+            .await?;
+        let stored = match inserted {
+            Some(job) => Some(job),
+            None => self.get(&id).await?,
+        };
+        stored.ok_or_else(|| Error::Database {
             path: redact(&self.url),
             message: "insert returned no row".into(),
         })
@@ -382,16 +459,34 @@ impl JobStore for PostgresJobStore {
                          ORDER BY position FOR UPDATE SKIP LOCKED LIMIT 1)
              RETURNING {COLUMNS}"
         );
-        self.one(
-            &claim,
-            &[
-                &options.worker,
-                &lease_ms(options.lease),
-                &max_attempts,
-                &kind,
-            ],
-        )
-        .await
+        // A worker claims only when it holds nothing, so a job its name holds was claimed by a
+        // try whose answer the connection lost: the retry takes that job back rather than
+        // leaving it to wait out its lease.
+        let take_back = format!(
+            "UPDATE caption_jobs SET lease_until_ms = {NOW_MS} + $2, updated_ms = {NOW_MS}
+             WHERE status = 'IN_PROGRESS' AND worker = $1 AND kind = $3
+             RETURNING {COLUMNS}"
+        );
+        let lease = lease_ms(options.lease);
+        let rows = self
+            .retrying(|client, attempt| {
+                let (claim, take_back) = (&claim, &take_back);
+                let (worker, lease, max_attempts, kind) =
+                    (&options.worker, &lease, &max_attempts, &kind);
+                async move {
+                    if attempt > 0 {
+                        let held = client.query(take_back, &[worker, lease, kind]).await?;
+                        if !held.is_empty() {
+                            return Ok(held);
+                        }
+                    }
+                    client
+                        .query(claim, &[worker, lease, max_attempts, kind])
+                        .await
+                }
+            })
+            .await?;
+        rows.first().map(record).transpose()
     }
 
     async fn heartbeat(

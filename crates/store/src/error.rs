@@ -109,7 +109,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// The stable code of this error: a missing object is `not_found`; a key, size or range the
     /// caller got wrong is `invalid_request`; the backend failing (disk or bucket unreachable)
-    /// is `storage_unavailable`, so that a caller may try again later; a store that cannot be
+    /// is `storage_unavailable` (`disk_full` when the local disk has no space left), so that a
+    /// caller may try again later; a store that cannot be
     /// set up, a taken key (keys are fresh) and a failing upload body are `internal`.
     pub fn code(&self) -> ErrorCode {
         match self {
@@ -118,6 +119,10 @@ impl Error {
             | Self::TooLarge { .. }
             | Self::TooSmall { .. }
             | Self::RangeNotSatisfiable { .. } => ErrorCode::InvalidRequest,
+            Self::Backend { source, .. } if ErrorCode::is_disk_full(source.as_ref()) => {
+                ErrorCode::DiskFull
+            }
+            Self::DataDir { source, .. } if ErrorCode::is_disk_full(source) => ErrorCode::DiskFull,
             Self::Backend { .. } => ErrorCode::StorageUnavailable,
             Self::AlreadyExists { .. }
             | Self::Body { .. }

@@ -1,10 +1,10 @@
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use caption_core::Word;
-use caption_jobs::{ClaimOptions, JobKind, JobRecord};
+use caption_core::{ErrorCode, Word};
+use caption_jobs::{ClaimOptions, JobKind, JobRecord, now_ms};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -35,6 +35,51 @@ const IDLE_POLL: Duration = Duration::from_millis(500);
 /// is seen (the lease is gone) within this time.
 const MAX_HEARTBEAT: Duration = Duration::from_millis(500);
 
+/// Times a job that failed on a backend (the bucket unreachable, the disk full) is queued again
+/// before it fails for good: with [`passing_backoff`], about ten minutes in all.
+const MAX_PASSING_RETRIES: u32 = 12;
+
+/// Whether a job failing with `code` may work later, unchanged: its backend failed, not its
+/// input.
+fn is_passing(code: ErrorCode) -> bool {
+    matches!(code, ErrorCode::StorageUnavailable | ErrorCode::DiskFull)
+}
+
+/// The wait before try `retries + 2` of a job whose backend failed: one second, doubled each
+/// time, at most a minute.
+fn passing_backoff(retries: u32) -> Duration {
+    Duration::from_secs(1)
+        .saturating_mul(2_u32.saturating_pow(retries.min(6)))
+        .min(Duration::from_secs(60))
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Records a job's end with `record`, trying again while the job store fails (its database
+/// restarting, its disk full) for as long as the lease could hold: a finished job is neither
+/// run twice (its lease expiring, another worker taking it) nor lost because one write failed.
+/// A write whose answer was lost but which took effect is seen on the next try as `Ok(false)`.
+async fn record_end<F, Fut>(id: &str, lease: Duration, mut record: F) -> caption_jobs::Result<bool>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = caption_jobs::Result<bool>>,
+{
+    let deadline = Instant::now() + lease;
+    let mut wait = Duration::from_millis(100);
+    loop {
+        match record().await {
+            Err(e) if Instant::now() + wait < deadline => {
+                tracing::warn!(job_id = %id, error = %e, retry_in_ms = millis(wait), "recording the job's end failed; trying again");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(2));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// What a job's run reports as it goes.
 struct Running {
     progress: Arc<AtomicU8>,
@@ -51,12 +96,19 @@ impl Engine {
     /// stores).
     pub async fn spawn_workers(&self, release_previous: bool) -> crate::Result<WorkerPool> {
         if release_previous {
-            let released = self.inner.jobs.release_all("").await?;
-            if released > 0 {
-                tracing::warn!(
+            // A job store that cannot be written now (its disk full) still serves what it
+            // holds: the service starts, and the interrupted jobs come back when their leases
+            // run out.
+            match self.inner.jobs.release_all("").await {
+                Ok(0) => {}
+                Ok(released) => tracing::warn!(
                     released,
                     "jobs interrupted by the previous run are queued again"
-                );
+                ),
+                Err(e) => tracing::error!(
+                    error = %Error::from(e),
+                    "jobs interrupted by the previous run could not be queued again; they return when their leases run out"
+                ),
             }
         }
         let (stop, stop_rx) = watch::channel(false);
@@ -222,19 +274,41 @@ impl Engine {
                 .set_duration(&job.id, worker, f64::from_bits(bits))
                 .await;
         }
+        let lease = self.inner.options.lease;
         let recorded = match &outcome {
             _ if cancel.load(Ordering::Relaxed) => {
                 tracing::info!(job_id = %job.id, "job stopped: cancelled, or taken over after losing its lease");
                 return;
             }
-            Ok(words) => jobs.complete(&job.id, worker, words.clone()).await,
+            Ok(words) => {
+                record_end(&job.id, lease, || {
+                    jobs.complete(&job.id, worker, words.clone())
+                })
+                .await
+            }
+            Err(e) if is_passing(e.code()) && job.retries < MAX_PASSING_RETRIES => {
+                let wait = passing_backoff(job.retries);
+                tracing::warn!(job_id = %job.id, error = %e, wait_s = wait.as_secs(), "job interrupted by a failing backend; queued again");
+                let run_after_ms = now_ms().saturating_add(millis(wait));
+                let recorded = record_end(&job.id, lease, || {
+                    jobs.retry_later(&job.id, worker, run_after_ms, e.to_job_error())
+                })
+                .await;
+                if let Err(e) = recorded {
+                    tracing::error!(job_id = %job.id, error = %Error::from(e), "queueing the job again failed");
+                }
+                return;
+            }
             Err(e) => {
-                if e.code() == caption_core::ErrorCode::Internal {
+                if e.code() == ErrorCode::Internal {
                     tracing::error!(job_id = %job.id, error = %e, "job failed");
                 } else {
                     tracing::info!(job_id = %job.id, error = %e, "job failed on its input");
                 }
-                jobs.fail(&job.id, worker, e.to_job_error()).await
+                record_end(&job.id, lease, || {
+                    jobs.fail(&job.id, worker, e.to_job_error())
+                })
+                .await
             }
         };
         match recorded {
