@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use axum::Json;
 use axum::extract::State;
+use axum::{Extension, Json};
 use caption_core::{
     Checked, CreateJobResponse, GenerateRequest, GenerateResponse, Template, TemplateSummary,
     UnknownFields, UploadDescriptor, ValidationErrors, parse_generate_request_with,
@@ -13,6 +13,7 @@ use caption_core::{
 use caption_engine::Engine;
 use serde_json::Value;
 
+use crate::limits::{JobKind, KeyId};
 use crate::state::{AppState, JsonBody, PathParam, QueryParams};
 use crate::wire::{self, GenerateAnswer, GenerateJobView, TranscriptView};
 use crate::{ApiError, FieldProblem};
@@ -40,22 +41,26 @@ fn first_param<'q>(query: &'q HashMap<String, String>, names: &[&str]) -> Option
         (status = 404, description = "No uploaded file with that identifier", body = wire::ErrorBodyRef),
         (status = 413, description = "Body too large", body = wire::ErrorBodyRef),
         (status = 422, description = "A field breaks a rule", body = wire::ErrorBodyRef),
+        (status = 429, description = "This API key has as many jobs queued or running as it may (code `busy`, `Retry-After`)", body = wire::ErrorBodyRef),
         (status = 503, description = "Storage unavailable", body = wire::ErrorBodyRef),
     ),
     security(("api_key" = []))
 )]
 pub(crate) async fn create_transcript(
     State(state): State<AppState>,
+    Extension(key): Extension<KeyId>,
     JsonBody(body): JsonBody,
 ) -> Result<Json<CreateJobResponse>, ApiError> {
     let (request, webhook_url) = match (parse_transcript_request(&body), webhook_url(&body)) {
         (Ok(request), Ok(webhook_url)) => (request, webhook_url),
         (request, webhook) => return Err(all_problems([request.err(), webhook.err()])),
     };
+    let room = state.limits.admit_job(key, &state.engine).await?;
     let job_id = state
         .engine
         .submit_transcription_with(&request.input, &request.lang, webhook_url.as_deref())
         .await?;
+    room.submitted(job_id.clone(), JobKind::Transcript);
     Ok(Json(CreateJobResponse { job_id }))
 }
 
@@ -195,13 +200,14 @@ pub(crate) async fn cancel_transcript(
         (status = 404, description = "No such file or template", body = wire::ErrorBodyRef),
         (status = 413, description = "Body too large", body = wire::ErrorBodyRef),
         (status = 422, description = "A field breaks a rule, or the file is not a usable video", body = wire::ErrorBodyRef),
-        (status = 429, description = "Every generate slot is busy; retry later", body = wire::ErrorBodyRef),
+        (status = 429, description = "Every generate slot is busy, or this API key's own limit of generates or jobs is reached (code `busy`, `Retry-After`); retry later", body = wire::ErrorBodyRef),
         (status = 503, description = "Storage unavailable", body = wire::ErrorBodyRef),
     ),
     security(("api_key" = []))
 )]
 pub(crate) async fn generate(
     State(state): State<AppState>,
+    Extension(key): Extension<KeyId>,
     QueryParams(query): QueryParams<HashMap<String, String>>,
     JsonBody(body): JsonBody,
 ) -> Result<Json<GenerateAnswer>, ApiError> {
@@ -216,16 +222,19 @@ pub(crate) async fn generate(
         })
         .collect();
     if is_async {
+        let room = state.limits.admit_job(key, &state.engine).await?;
         let (job_id, download_url) = state
             .engine
             .generate_async(request, webhook_url.as_deref())
             .await?;
+        room.submitted(job_id.clone(), JobKind::Generate);
         return Ok(Json(GenerateAnswer {
             download_url,
             job_id: Some(job_id),
             warnings,
         }));
     }
+    let _slot = state.limits.start_generate(key)?;
     let input = request.input.clone();
     let started = tokio::time::Instant::now();
     let burn = state.engine.generate_with(request, webhook_url.as_deref());

@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::ApiError;
+use crate::limits::KeyId;
 
 /// The accepted API keys. Only their SHA-256 digests are kept: comparing fixed-length digests
 /// in constant time reveals neither a key's length nor how many leading bytes matched.
@@ -57,29 +58,35 @@ impl ApiKeys {
     /// assert!(!keys.accepts(b""));
     /// ```
     pub fn accepts(&self, presented: &[u8]) -> bool {
-        let digest: [u8; 32] = Sha256::digest(presented).into();
+        self.accepts_digest(&Sha256::digest(presented).into())
+    }
+
+    fn accepts_digest(&self, digest: &[u8; 32]) -> bool {
         let mut found = subtle::Choice::from(0);
         for key in self.digests.iter() {
-            found |= key.ct_eq(&digest);
+            found |= key.ct_eq(digest);
         }
         found.into()
     }
 }
 
-/// Middleware: 401 unless the request carries an accepted `x-api-key`.
+/// Middleware: 401 unless the request carries an accepted `x-api-key`; an accepted request
+/// carries its key's [`KeyId`] on, for the limits per key.
 pub(crate) async fn require_api_key(
     State(keys): State<ApiKeys>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
-    let ok = request
+    let digest: Option<[u8; 32]> = request
         .headers()
         .get("x-api-key")
-        .is_some_and(|value| keys.accepts(value.as_bytes()));
-    if ok {
-        next.run(request).await
-    } else {
-        ApiError::unauthorized().into_response()
+        .map(|value| Sha256::digest(value.as_bytes()).into());
+    match digest {
+        Some(digest) if keys.accepts_digest(&digest) => {
+            request.extensions_mut().insert(KeyId(digest));
+            next.run(request).await
+        }
+        _ => ApiError::unauthorized().into_response(),
     }
 }
 

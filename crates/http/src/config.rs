@@ -137,6 +137,12 @@ pub struct ServiceConfig {
     /// but is logged as one that should have been `"async": true` (proxies often cut
     /// connections at 60 s) (`CAPTIONS_SYNC_GENERATE_LIMIT_S`).
     pub sync_generate_limit_s: u64,
+    /// Jobs (transcripts, `"async": true` generates) one API key may have queued or running;
+    /// more get 429. 0: no limit (`CAPTIONS_MAX_QUEUED_JOBS_PER_KEY`).
+    pub max_queued_jobs_per_key: usize,
+    /// Synchronous generates one API key may run at once; more get 429. 0: no limit
+    /// (`CAPTIONS_MAX_GENERATES_PER_KEY`).
+    pub max_generates_per_key: usize,
 }
 
 impl fmt::Debug for ServiceConfig {
@@ -203,6 +209,8 @@ impl Default for ServiceConfig {
                 .unwrap_or(u64::MAX),
             webhook_retry_for_s: engine.webhooks.retry_for.as_secs(),
             sync_generate_limit_s: 50,
+            max_queued_jobs_per_key: 20,
+            max_generates_per_key: 2,
         }
     }
 }
@@ -292,6 +300,11 @@ impl ServiceConfig {
         set!(self.webhook_retry_base_ms, "CAPTIONS_WEBHOOK_RETRY_BASE_MS");
         set!(self.webhook_retry_for_s, "CAPTIONS_WEBHOOK_RETRY_FOR_S");
         set!(self.sync_generate_limit_s, "CAPTIONS_SYNC_GENERATE_LIMIT_S");
+        set!(
+            self.max_queued_jobs_per_key,
+            "CAPTIONS_MAX_QUEUED_JOBS_PER_KEY"
+        );
+        set!(self.max_generates_per_key, "CAPTIONS_MAX_GENERATES_PER_KEY");
         if let Some(v) = get("CAPTIONS_STORAGE") {
             self.storage = match v.trim().to_ascii_lowercase().as_str() {
                 "local" => StorageKind::Local,

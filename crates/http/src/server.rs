@@ -10,7 +10,7 @@ use caption_jobs::{EmbeddedJobStore, JobStore, PostgresJobStore};
 use caption_store::open_storage;
 use tokio::net::TcpListener;
 
-use crate::{ApiKeys, AppState, Error, Result, ServiceConfig, router};
+use crate::{ApiKeys, AppState, Error, KeyLimits, Result, ServiceConfig, router};
 
 /// A bound, ready service: [`Server::bind`] opens everything and takes the port, so a caller
 /// can print the address before [`Server::run`] starts answering.
@@ -71,7 +71,11 @@ impl Server {
         let engine = Engine::new(options, opened.storage, jobs)?;
         let mut state = AppState::new(engine, keys)
             .with_max_body_bytes(config.max_body_bytes)
-            .with_sync_generate_limit(Duration::from_secs(config.sync_generate_limit_s));
+            .with_sync_generate_limit(Duration::from_secs(config.sync_generate_limit_s))
+            .with_key_limits(KeyLimits::new(
+                config.max_queued_jobs_per_key,
+                config.max_generates_per_key,
+            ));
         if let Some(authority) = opened.local {
             state = state.with_local_storage(authority);
         }

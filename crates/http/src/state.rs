@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::ApiError;
 use crate::auth::ApiKeys;
+use crate::limits::KeyLimits;
 
 /// What the routes share: the engine, the accepted keys and the limits.
 #[derive(Debug, Clone)]
@@ -22,6 +23,7 @@ pub struct AppState {
     pub(crate) local: Option<LocalAuthority>,
     pub(crate) max_body_bytes: usize,
     pub(crate) sync_generate_limit: Duration,
+    pub(crate) limits: KeyLimits,
 }
 
 impl AppState {
@@ -33,7 +35,15 @@ impl AppState {
             local: None,
             max_body_bytes: 64 * 1024 * 1024,
             sync_generate_limit: Duration::from_secs(50),
+            limits: KeyLimits::default(),
         }
+    }
+
+    /// Jobs and synchronous generates at once per API key; beyond, 429. Default
+    /// [`KeyLimits::default`].
+    pub fn with_key_limits(mut self, limits: KeyLimits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// A synchronous generate running longer than this still completes, but is logged as one

@@ -17,7 +17,7 @@ use axum::body::{Body, to_bytes};
 use axum::http::{Method, Request, StatusCode, header};
 use caption_core::Word;
 use caption_engine::{Engine, EngineOptions};
-use caption_http::{ApiKeys, AppState, router};
+use caption_http::{ApiKeys, AppState, KeyLimits, router};
 use caption_jobs::{ClaimOptions, EmbeddedJobStore, JobStore};
 use caption_store::{StorageOptions, open_storage};
 use serde_json::{Value, json};
@@ -51,6 +51,47 @@ fn harness_with(generate_slots: usize, max_body_bytes: usize) -> Harness {
 
 fn harness() -> Harness {
     harness_with(2, 1024 * 1024)
+}
+
+/// Two keys (`KEY`, `SECOND_KEY`), `generate_slots` for the whole service and `limits` per key.
+fn harness_limited(generate_slots: usize, limits: KeyLimits) -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let options = EngineOptions::default()
+        .model("tiny.en")
+        .generate_slots(generate_slots);
+    let (app, jobs) =
+        support::router_limited(dir.path(), &[KEY, SECOND_KEY], options, None, limits);
+    Harness {
+        app,
+        jobs,
+        _dir: dir,
+    }
+}
+
+const SECOND_KEY: &str = "second-key";
+
+async fn post_json_as(app: &Router, key: &str, uri: &str, body: &Value) -> Reply {
+    let bytes = body.to_string().into_bytes();
+    send(app, request(Method::POST, uri, Some(key), Some(bytes))).await
+}
+
+fn assert_over_key_limit(reply: &Reply, limit: &str) {
+    assert_eq!(
+        reply.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        String::from_utf8_lossy(&reply.bytes)
+    );
+    assert_eq!(reply.error_code(), "busy");
+    assert!(
+        reply.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(limit),
+        "{}",
+        reply.json()
+    );
+    assert!(reply.headers.contains_key(header::RETRY_AFTER));
 }
 
 fn request(method: Method, uri: &str, key: Option<&str>, body: Option<Vec<u8>>) -> Request<Body> {
@@ -725,4 +766,85 @@ async fn an_unreachable_store_is_503_without_internals() {
     )
     .await;
     assert_eq!(upload.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn jobs_beyond_a_keys_limit_are_429_while_other_keys_go_on() {
+    // No worker runs here: submitted jobs stay queued until cancelled.
+    let h = harness_limited(2, KeyLimits::new(2, 1));
+    let file = upload(&h.app, b"not really a video").await;
+    let transcript = json!({"input": file});
+    // A submission that fails takes no room.
+    let missing = json!({"input": file.replace("clip.mp4", "gone.mp4")});
+    for _ in 0..3 {
+        let reply = post_json(&h.app, "/v1/transcript", &missing).await;
+        assert_eq!(reply.status, StatusCode::NOT_FOUND, "{}", reply.json());
+    }
+    let mut queued = Vec::new();
+    for _ in 0..2 {
+        let reply = post_json(&h.app, "/v1/transcript", &transcript).await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+        queued.push(reply.json()["job_id"].as_str().unwrap().to_owned());
+    }
+    let over = post_json(&h.app, "/v1/transcript", &transcript).await;
+    assert_over_key_limit(&over, "max_queued_jobs_per_key");
+    // A background generate is a job too.
+    let generate = json!({"input": file, "async": true, "words": []});
+    let over = post_json(&h.app, "/v1/generate", &generate).await;
+    assert_over_key_limit(&over, "max_queued_jobs_per_key");
+
+    // The other key is not held back by the first one's jobs.
+    let other = post_json_as(&h.app, SECOND_KEY, "/v1/transcript", &transcript).await;
+    assert_eq!(other.status, StatusCode::OK, "{}", other.json());
+
+    // Once one of the first key's jobs ends (cancelled: FAILED), it has room for one more.
+    let cancelled = send(
+        &h.app,
+        request(
+            Method::DELETE,
+            &format!("/v1/transcript/{}", queued[0]),
+            Some(KEY),
+            None,
+        ),
+    )
+    .await;
+    assert_eq!(cancelled.status, StatusCode::OK, "{}", cancelled.json());
+    let again = post_json(&h.app, "/v1/transcript", &transcript).await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.json());
+    let over = post_json(&h.app, "/v1/transcript", &transcript).await;
+    assert_over_key_limit(&over, "max_queued_jobs_per_key");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn generates_beyond_a_keys_limit_are_429_while_other_keys_go_on() {
+    // Slots for four burns at once, but one per key.
+    let h = harness_limited(4, KeyLimits::new(20, 1));
+    let dir = tempfile::tempdir().unwrap();
+    let clip = dir.path().join("clip.mp4");
+    make_clip(&clip, 3);
+    let file = upload(&h.app, &std::fs::read(&clip).unwrap()).await;
+    let body = json!({
+        "input": file,
+        "words": [{"start": 0.1, "end": 2.0, "word": "long", "punctuated_word": "long"}],
+    });
+    // The first key's first request holds its one generate for the whole burn; its second
+    // arrives meanwhile, and so does the other key's.
+    let (a, b, other) = tokio::join!(
+        post_json(&h.app, "/v1/generate", &body),
+        post_json(&h.app, "/v1/generate", &body),
+        post_json_as(&h.app, SECOND_KEY, "/v1/generate", &body),
+    );
+    assert_eq!(other.status, StatusCode::OK, "{}", other.json());
+    let (done, over) = if a.status == StatusCode::OK {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    assert_eq!(done.status, StatusCode::OK, "{}", done.json());
+    assert!(done.json()["download_url"].is_string());
+    assert_over_key_limit(&over, "max_generates_per_key");
+
+    // Its generate over, the first key may generate again.
+    let again = post_json(&h.app, "/v1/generate", &body).await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.json());
 }

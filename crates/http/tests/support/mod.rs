@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use caption_engine::{Engine, EngineOptions};
-use caption_http::{ApiKeys, AppState, router};
+use caption_http::{ApiKeys, AppState, KeyLimits, router};
 use caption_jobs::EmbeddedJobStore;
 use caption_store::{StorageOptions, open_storage};
 
@@ -25,6 +25,17 @@ pub fn router_in(
     keys: &[&str],
     options: EngineOptions,
     max_body_bytes: Option<usize>,
+) -> (Router, Arc<EmbeddedJobStore>) {
+    router_limited(dir, keys, options, max_body_bytes, KeyLimits::default())
+}
+
+/// As [`router_in`], with `limits` per API key.
+pub fn router_limited(
+    dir: &Path,
+    keys: &[&str],
+    options: EngineOptions,
+    max_body_bytes: Option<usize>,
+    limits: KeyLimits,
 ) -> (Router, Arc<EmbeddedJobStore>) {
     let opened = open_storage(&StorageOptions::local(
         dir.join("storage"),
@@ -39,7 +50,8 @@ pub fn router_in(
     )
     .unwrap();
     let mut state = AppState::new(engine, ApiKeys::new(keys.iter().copied()))
-        .with_local_storage(opened.local.unwrap());
+        .with_local_storage(opened.local.unwrap())
+        .with_key_limits(limits);
     if let Some(max) = max_body_bytes {
         state = state.with_max_body_bytes(max);
     }
