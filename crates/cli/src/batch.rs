@@ -75,7 +75,8 @@ pub struct BatchArgs<'a> {
 }
 
 enum Outcome {
-    Done,
+    /// Captioned, with the burn's warnings (damage in the input that did not stop it).
+    Done(Vec<String>),
     Skipped,
     Failed(String),
     /// Not started, or stopped, because of Ctrl-C or SIGTERM.
@@ -133,7 +134,7 @@ pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
                         batch_one(&captioner, input, args, &config)
                     };
                     let line = match &outcome {
-                        Outcome::Done => format!("done     {}", input.display()),
+                        Outcome::Done(_) => format!("done     {}", input.display()),
                         Outcome::Skipped => format!(
                             "skipped  {} (already captioned with this style)",
                             input.display()
@@ -155,9 +156,13 @@ pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let (mut done, mut skipped, mut stopped, mut failed) = (0, 0, 0, Vec::new());
+    let mut warned = Vec::new();
     for (input, outcome) in inputs.iter().zip(results) {
         match outcome {
-            Some(Outcome::Done) => done += 1,
+            Some(Outcome::Done(warnings)) => {
+                done += 1;
+                warned.extend(warnings.iter().map(|w| format!("{}: {w}", input.display())));
+            }
             Some(Outcome::Skipped) => skipped += 1,
             Some(Outcome::Interrupted) => stopped += 1,
             Some(Outcome::Failed(why)) => failed.push(format!("{}: {why}", input.display())),
@@ -171,6 +176,9 @@ pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
     );
     for f in &failed {
         eprintln!("  failed: {f}");
+    }
+    for w in &warned {
+        eprintln!("  warning: {w}");
     }
     if stopped > 0 {
         eprintln!("interrupted: {stopped} videos not captioned (run again to finish them)");
@@ -223,20 +231,21 @@ fn batch_one(
                 words
             }
             Err(_) if interrupt::interrupted() => return Outcome::Interrupted,
-            Err(e) => return Outcome::Failed(format!("transcription: {e}")),
+            Err(e) => return Outcome::Failed(format!("transcription: error[{}]: {e}", e.code())),
         },
     };
     let (_running, cancel) = interrupt::BurnGuard::start();
     let options = BurnOptions::default().with_cancel(cancel);
-    match captioner.burn_with(input, &output, &words, config, &options, &Task::default()) {
-        Ok(_) => {}
-        Err(_) if interrupt::interrupted() => return Outcome::Interrupted,
-        Err(e) => return Outcome::Failed(format!("burn: {e}")),
-    }
+    let warnings =
+        match captioner.burn_with(input, &output, &words, config, &options, &Task::default()) {
+            Ok(report) => report.warnings,
+            Err(_) if interrupt::interrupted() => return Outcome::Interrupted,
+            Err(e) => return Outcome::Failed(format!("burn: error[{}]: {e}", e.code())),
+        };
     match fingerprint(config, &words)
         .and_then(|print| Ok(std::fs::write(&print_file, print + "\n")?))
     {
-        Ok(()) => Outcome::Done,
+        Ok(()) => Outcome::Done(warnings),
         Err(e) => Outcome::Failed(format!("writing {}: {e:#}", print_file.display())),
     }
 }

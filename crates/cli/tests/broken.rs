@@ -245,10 +245,9 @@ fn an_mp4_whose_moov_is_overwritten_is_missing_its_index() {
     }
 }
 
-#[test]
-fn garbage_in_the_middle_is_burned_over_with_a_warning() {
-    let dir = tempfile::tempdir().unwrap();
-    let damaged = dir.path().join("damaged.mp4");
+/// A copy of the faststart clip in `dir` with noise in its middle.
+fn with_noise_in_the_middle(dir: &Path) -> PathBuf {
+    let damaged = dir.join("damaged.mp4");
     std::fs::copy(clip("faststart.mp4"), &damaged).unwrap();
     // 5 % of the file, from its middle, overwritten with noise (a fixed sequence, so that
     // every run meets the same damage).
@@ -262,9 +261,17 @@ fn garbage_in_the_middle_is_burned_over_with_a_warning() {
             state.to_le_bytes()[0]
         })
         .collect();
-    let noise_file = dir.path().join("noise.bin");
+    let noise_file = dir.join("noise.bin");
     std::fs::write(&noise_file, noise).unwrap();
     dd_overwrite(&damaged, size(&damaged) / 2, len, &noise_file);
+    std::fs::remove_file(&noise_file).unwrap();
+    damaged
+}
+
+#[test]
+fn garbage_in_the_middle_is_burned_over_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let damaged = with_noise_in_the_middle(dir.path());
 
     let burned = burn(&damaged);
     let stderr = burned.succeeded();
@@ -279,6 +286,36 @@ fn garbage_in_the_middle_is_burned_over_with_a_warning() {
     assert!((duration_s - 6.0).abs() < 0.2, "{duration_s}");
     // What decodes of the sound is transcribed (a tone: no words).
     transcribe(&damaged).succeeded();
+}
+
+#[test]
+fn batch_lists_each_failure_with_its_code_and_each_warning() {
+    let videos = tempfile::tempdir().unwrap();
+    with_noise_in_the_middle(videos.path());
+    let whole = clip("faststart.mp4");
+    dd_cut(&whole, &videos.path().join("cut.mp4"), size(&whole) * 3 / 4);
+    let out = tempfile::tempdir().unwrap();
+    let output = Command::new(captions_binary())
+        .args(["batch", s(videos.path()), "--out", s(out.path())])
+        .env("CAPTIONS_MODEL", "tiny.en")
+        .env("CAPTIONS_THREADS", "2")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("2 videos: 1 captioned"), "{stderr}");
+    assert!(
+        stderr.contains("failed: ")
+            && stderr.contains("cut.mp4: transcription: error[unreadable_input]: ")
+            && stderr.contains("the file is truncated"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("warning: ") && stderr.contains("damaged.mp4: the video stream is damaged"),
+        "{stderr}"
+    );
+    assert!(out.path().join("damaged.mp4").is_file());
+    assert!(!out.path().join("cut.mp4").exists());
 }
 
 #[test]
