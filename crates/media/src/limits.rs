@@ -114,3 +114,55 @@ pub(crate) fn missing_mp4_index(path: &Path) -> Option<String> {
         "the MP4/MOV index (moov atom) is missing: {cut} (truncated or damaged file)"
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_largest_h264_frame_passes_and_one_more_row_or_a_longer_side_does_not() {
+        let path = Path::new("in.mp4");
+        assert!(check_picture_size(path, 8192, 4352).is_ok());
+        assert!(check_picture_size(path, 4352, 8192).is_ok());
+        assert!(check_picture_size(path, 16_384, 128).is_ok());
+        for (w, h) in [(8192, 4353), (16_385, 16), (16, 16_385), (16_384, 16_384)] {
+            let error = check_picture_size(path, w, h).unwrap_err();
+            assert_eq!(error.code(), caption_core::ErrorCode::InputTooLarge);
+            assert!(error.to_string().contains(&format!("{w}x{h}")), "{error}");
+        }
+    }
+
+    fn boxes(list: &[(&[u8; 4], usize)]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for (kind, size) in list {
+            bytes.extend_from_slice(&u32::try_from(*size).unwrap().to_be_bytes());
+            bytes.extend_from_slice(*kind);
+            bytes.resize(bytes.len() + size - 8, 0);
+        }
+        bytes
+    }
+
+    #[test]
+    fn an_mp4_without_its_moov_is_told_apart_from_one_cut_off_and_from_other_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("clip.mp4");
+        let said = |bytes: &[u8]| {
+            std::fs::write(&file, bytes).unwrap();
+            missing_mp4_index(&file)
+        };
+        let whole = boxes(&[(b"ftyp", 24), (b"mdat", 1000), (b"moov", 200)]);
+        assert_eq!(said(&whole), None);
+        let moov_first = boxes(&[(b"ftyp", 24), (b"moov", 200), (b"mdat", 1000)]);
+        assert_eq!(said(&moov_first[..600]), None, "the index came first");
+        let cut = said(&whole[..600]).unwrap();
+        assert!(
+            cut.contains("moov atom) is missing: the file is cut off"),
+            "{cut}"
+        );
+        let mut overwritten = whole.clone();
+        overwritten[1024..].fill(0);
+        let zeroed = said(&overwritten).unwrap();
+        assert!(zeroed.contains("overwritten"), "{zeroed}");
+        assert_eq!(said(b"RIFF\x00\x00\x00\x00WAVEfmt "), None, "not an MP4");
+    }
+}
