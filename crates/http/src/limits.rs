@@ -181,7 +181,10 @@ impl JobReservation {
         let mut keys = self.limits.lock();
         let entry = keys.entry(self.key).or_default();
         entry.reserved = entry.reserved.saturating_sub(1);
-        entry.jobs.push((job_id, kind));
+        // Without a limit nothing is counted, so nothing is kept.
+        if self.limits.max_jobs > 0 {
+            entry.jobs.push((job_id, kind));
+        }
     }
 }
 
@@ -192,5 +195,32 @@ impl Drop for JobReservation {
         {
             entry.reserved = entry.reserved.saturating_sub(1);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "test code")]
+
+    use super::*;
+
+    #[test]
+    fn generate_slots_are_per_key_and_given_back() {
+        let limits = KeyLimits::new(1, 1);
+        let (first, second) = (KeyId([1; 32]), KeyId([2; 32]));
+        let held = limits.start_generate(first).unwrap();
+        let refused = limits.start_generate(first).unwrap_err();
+        assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(refused.code, "busy");
+        let other = limits.start_generate(second).unwrap();
+        drop(held);
+        let again = limits.start_generate(first).unwrap();
+        drop((other, again));
+
+        let unlimited = KeyLimits::new(0, 0);
+        let slots: Vec<GenerateSlot> = (0..100)
+            .map(|_| unlimited.start_generate(first).unwrap())
+            .collect();
+        assert_eq!(slots.len(), 100);
     }
 }
