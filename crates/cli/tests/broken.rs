@@ -420,49 +420,11 @@ fn images_renamed_mp4_are_not_videos() {
 
 #[test]
 fn a_16k_header_is_refused_before_a_frame_is_decoded() {
-    // A PNG-in-MOV video whose sample description and every frame's PNG header claim
-    // 16384x16384: a frame of that size would be 805 MB of RGB.
+    // A PNG-in-MOV video whose headers claim 16384x16384: a frame of that size would be
+    // 805 MB of RGB.
     let dir = tempfile::tempdir().unwrap();
-    let small = dir.path().join("small.mov");
-    let args = [
-        "-f",
-        "lavfi",
-        "-i",
-        "testsrc2=s=64x64:r=5:d=2",
-        "-f",
-        "lavfi",
-        "-i",
-        "sine=duration=2",
-        "-c:v",
-        "png",
-        "-c:a",
-        "aac",
-        "-shortest",
-        s(&small),
-    ];
-    ffmpeg(&args);
-    let mut bytes = std::fs::read(&small).unwrap();
-    let huge = 16_384u32;
-    let mut patched = 0;
-    // The `png ` sample entry: size, type, 6 reserved, data reference, 16 bytes of version and
-    // vendor fields, then width and height as 16-bit numbers.
-    let entry = bytes.windows(4).position(|w| w == b"png ").unwrap();
-    let at = entry + 4 + 6 + 2 + 16;
-    assert_eq!(&bytes[at..at + 4], &[0, 64, 0, 64]);
-    bytes[at..at + 2].copy_from_slice(&(huge as u16).to_be_bytes());
-    bytes[at + 2..at + 4].copy_from_slice(&(huge as u16).to_be_bytes());
-    let mut from = 0;
-    while let Some(ihdr) = bytes[from..].windows(4).position(|w| w == b"IHDR") {
-        let at = from + ihdr + 4;
-        bytes[at..at + 4].copy_from_slice(&huge.to_be_bytes());
-        bytes[at + 4..at + 8].copy_from_slice(&huge.to_be_bytes());
-        patched += 1;
-        from = at;
-    }
-    assert_eq!(patched, 10, "one PNG header a frame");
-    let input = dir.path().join("huge.mp4");
-    std::fs::write(&input, bytes).unwrap();
-
+    let input =
+        caption_testkit::media::claimed_size_video(&dir.path().join("huge.mp4"), 16_384).unwrap();
     for run in [burn(&input), transcribe(&input)] {
         run.failed_with(
             "input_too_large",

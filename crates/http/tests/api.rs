@@ -848,3 +848,63 @@ async fn generates_beyond_a_keys_limit_are_429_while_other_keys_go_on() {
     let again = post_json(&h.app, "/v1/generate", &body).await;
     assert_eq!(again.status, StatusCode::OK, "{}", again.json());
 }
+
+/// Broken uploads are the caller's to fix: 422 with the code and the problem named, as the
+/// command line says it (cut-off file, a picture too large to burn, a 0-second video).
+#[tokio::test(flavor = "multi_thread")]
+async fn broken_uploads_are_422_naming_the_problem() {
+    let h = harness();
+    let dir = tempfile::tempdir().unwrap();
+    let word = json!({"start": 0.0, "end": 0.5, "word": "a", "punctuated_word": "a"});
+    let clip = dir.path().join("clip.mp4");
+    make_clip(&clip, 2);
+    let whole = std::fs::read(&clip).unwrap();
+    let huge =
+        caption_testkit::media::claimed_size_video(&dir.path().join("huge.mov"), 16_384).unwrap();
+    let zero = dir.path().join("zero.mp4");
+    caption_testkit::media::ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "color=c=gray:s=320x240:r=25",
+        "-t",
+        "0",
+        "-movflags",
+        "frag_keyframe+empty_moov",
+        zero.to_str().unwrap(),
+    ])
+    .unwrap();
+    for (bytes, code, says) in [
+        (
+            whole[..whole.len() / 2].to_vec(),
+            "unreadable_input",
+            "(moov atom) is missing",
+        ),
+        (
+            std::fs::read(&huge).unwrap(),
+            "input_too_large",
+            "the input's picture is 16384x16384, over the limit",
+        ),
+        (
+            std::fs::read(&zero).unwrap(),
+            "no_video",
+            "the input's video stream is empty",
+        ),
+    ] {
+        let file = upload(&h.app, &bytes).await;
+        let reply = post_json(
+            &h.app,
+            "/v1/generate",
+            &json!({"input": file, "words": [word]}),
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "{code}");
+        assert_eq!(reply.error_code(), code);
+        let message = reply.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(message.contains(says), "{message}");
+        assert!(!message.contains(dir.path().to_str().unwrap()), "{message}");
+    }
+}

@@ -151,3 +151,58 @@ pub fn frame_rgb_at(video: &Path, t_s: f64) -> anyhow::Result<Vec<u8>> {
         ],
     )
 }
+
+/// A 2-second PNG-in-MOV video with a tone at `video` whose sample description and every
+/// frame's PNG header claim `side` x `side` pixels (each frame really holds 64x64): a picture
+/// size a program must refuse from the header, before decoding a frame that large.
+pub fn claimed_size_video(video: &Path, side: u16) -> anyhow::Result<PathBuf> {
+    let small = video.with_extension("small.mov");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=s=64x64:r=5:d=2",
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=duration=2",
+        "-c:v",
+        "png",
+        "-c:a",
+        "aac",
+        "-shortest",
+        utf8(&small)?,
+    ])?;
+    let mut bytes = std::fs::read(&small)?;
+    std::fs::remove_file(&small)?;
+    // The `png ` sample entry: size, type, 6 reserved bytes, a data reference index, 16 bytes
+    // of version and vendor fields, then width and height as 16-bit numbers.
+    let entry = bytes
+        .windows(4)
+        .position(|w| w == b"png ")
+        .context("no png sample entry")?;
+    let at = entry + 4 + 6 + 2 + 16;
+    ensure!(
+        bytes.get(at..at + 4) == Some(&[0, 64, 0, 64][..]),
+        "unexpected sample entry"
+    );
+    for offset in [at, at + 2] {
+        bytes[offset..offset + 2].copy_from_slice(&side.to_be_bytes());
+    }
+    let mut headers = 0;
+    let mut from = 0;
+    while let Some(found) = bytes[from..].windows(4).position(|w| w == b"IHDR") {
+        let at = from + found + 4;
+        let side = u32::from(side).to_be_bytes();
+        bytes[at..at + 4].copy_from_slice(&side);
+        bytes[at + 4..at + 8].copy_from_slice(&side);
+        headers += 1;
+        from = at;
+    }
+    ensure!(
+        headers == 10,
+        "{headers} PNG headers, not one for each of the 10 frames"
+    );
+    std::fs::write(video, bytes)?;
+    Ok(video.to_owned())
+}
