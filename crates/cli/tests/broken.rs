@@ -421,11 +421,17 @@ fn images_renamed_mp4_are_not_videos() {
 #[test]
 fn a_16k_header_is_refused_before_a_frame_is_decoded() {
     // A PNG-in-MOV video whose headers claim 16384x16384: a frame of that size would be
-    // 805 MB of RGB.
+    // 805 MB of RGB (FFmpeg itself refuses to allocate one).
     let dir = tempfile::tempdir().unwrap();
-    let input =
+    let mov =
         caption_testkit::media::claimed_size_video(&dir.path().join("huge.mp4"), 16_384).unwrap();
-    for run in [burn(&input), transcribe(&input)] {
+    // A raw YUV4MPEG2 stream whose header claims as much, then one frame's worth of nothing.
+    let raw = dir.path().join("huge.y4m");
+    let mut y4m = b"YUV4MPEG2 W16384 H16384 F25:1 Ip A1:1 C420jpeg\nFRAME\n".to_vec();
+    y4m.resize(y4m.len() + 65_536, 0);
+    std::fs::write(&raw, y4m).unwrap();
+    let runs = [burn(&mov), transcribe(&mov), burn(&raw), transcribe(&raw)];
+    for run in runs {
         run.failed_with(
             "input_too_large",
             "the picture is 16384x16384, over the limit",

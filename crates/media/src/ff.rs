@@ -54,6 +54,7 @@ pub(crate) fn open_input(path: &Path) -> Result<Input> {
             std::ptr::null_mut(),
         );
         if opened < 0 {
+            limits::check_y4m_header(path)?;
             let err = ffmpeg::Error::from(opened);
             return Err(unreadable(
                 limits::missing_mp4_index(path).unwrap_or_else(|| describe(&err)),

@@ -62,6 +62,33 @@ pub(crate) unsafe fn check_picture_sizes(
     Ok(())
 }
 
+/// When a file FFmpeg cannot open is raw YUV4MPEG2 video, the size its header claims, refused
+/// as [`Error::TooLarge`] when over the limit (FFmpeg refuses such a header with a bare
+/// error code).
+pub(crate) fn check_y4m_header(path: &Path) -> Result<()> {
+    let mut header = [0u8; 256];
+    let Ok(read) = std::fs::File::open(path).and_then(|mut f| f.read(&mut header)) else {
+        return Ok(());
+    };
+    let line = header[..read]
+        .split(|b| *b == b'\n')
+        .next()
+        .unwrap_or_default();
+    let Some(params) = line.strip_prefix(b"YUV4MPEG2 ") else {
+        return Ok(());
+    };
+    let (mut width, mut height) = (0u32, 0u32);
+    for param in params.split(|b| *b == b' ') {
+        let number = || std::str::from_utf8(&param[1..]).ok()?.parse::<u32>().ok();
+        match param.first() {
+            Some(b'W') => width = number().unwrap_or(0),
+            Some(b'H') => height = number().unwrap_or(0),
+            _ => {}
+        }
+    }
+    check_picture_size(path, width, height)
+}
+
 /// When an ISO media file (MP4, MOV, M4A: its first box is `ftyp`) cannot be opened, whether
 /// that is because its index (the `moov` box) is missing: a file recorded or uploaded with its
 /// index at the end and cut off before it, or an index overwritten. A sentence saying so.
@@ -140,6 +167,19 @@ mod tests {
             bytes.resize(bytes.len() + size - 8, 0);
         }
         bytes
+    }
+
+    #[test]
+    fn a_raw_yuv4mpeg_header_is_held_to_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("raw.y4m");
+        std::fs::write(&file, b"YUV4MPEG2 W16384 H16384 F25:1 C420jpeg\nFRAME\n").unwrap();
+        let error = check_y4m_header(&file).unwrap_err();
+        assert!(error.to_string().contains("16384x16384"), "{error}");
+        std::fs::write(&file, b"YUV4MPEG2 W1920 H1080 F25:1 C420jpeg\nFRAME\n").unwrap();
+        assert!(check_y4m_header(&file).is_ok());
+        std::fs::write(&file, b"not a y4m file").unwrap();
+        assert!(check_y4m_header(&file).is_ok());
     }
 
     #[test]
