@@ -178,6 +178,12 @@ impl AudioReader {
                 }
                 self.flush_resampler()?;
                 self.finished = true;
+                if let Some(warning) = self.health.warning(
+                    ff::input_start_s(&self.input),
+                    "what decoded around it was used",
+                ) {
+                    tracing::warn!(path = %self.path.display(), "{warning}");
+                }
                 self.health.check_complete(
                     &self.input,
                     self.stream_index,

@@ -155,6 +155,17 @@ pub(crate) fn ts_to_s(ts: i64, time_base: ffmpeg::Rational) -> f64 {
     ts as f64 * f64::from(time_base.numerator()) / f64::from(time_base.denominator())
 }
 
+/// Where the input's timeline starts, in seconds (0 when the container does not say).
+pub(crate) fn input_start_s(input: &Input) -> f64 {
+    // SAFETY: reading a plain field of the open input's AVFormatContext.
+    let start_ts = unsafe { (*input.as_ptr()).start_time };
+    if start_ts == ffmpeg::ffi::AV_NOPTS_VALUE {
+        0.0
+    } else {
+        start_ts as f64 / f64::from(ffmpeg::ffi::AV_TIME_BASE)
+    }
+}
+
 /// The container's duration in seconds, or the longest stream's when the container has none.
 pub(crate) fn input_duration_s(input: &Input) -> f64 {
     let container = input.duration();

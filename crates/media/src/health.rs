@@ -137,14 +137,7 @@ impl StreamHealth {
         } else if input.duration() > 0 {
             // Without a length of its own (Matroska, WebM), the stream is held to the
             // container's, which the furthest packet of any stream must reach.
-            // SAFETY: reading a plain field of the open input's AVFormatContext.
-            let start_ts = unsafe { (*input.as_ptr()).start_time };
-            let start_s = if start_ts == ffmpeg::ffi::AV_NOPTS_VALUE {
-                0.0
-            } else {
-                start_ts as f64 / f64::from(ffmpeg::ffi::AV_TIME_BASE)
-            };
-            let read_s = file.end_s.map_or(0.0, |end| end - start_s);
+            let read_s = file.end_s.map_or(0.0, |end| end - ff::input_start_s(input));
             (ff::input_duration_s(input), read_s)
         } else {
             return Ok(());

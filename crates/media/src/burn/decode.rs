@@ -65,13 +65,7 @@ impl VideoInput {
 
 /// Where the input's timeline starts, in seconds (frames' times are reported from there).
 pub(super) fn start_s(ictx: &Input) -> f64 {
-    // SAFETY: reading a plain field of the open input's AVFormatContext.
-    let start_ts = unsafe { (*ictx.as_ptr()).start_time };
-    if start_ts == ffmpeg::ffi::AV_NOPTS_VALUE {
-        0.0
-    } else {
-        start_ts as f64 / f64::from(ffmpeg::ffi::AV_TIME_BASE)
-    }
+    ff::input_start_s(ictx)
 }
 
 fn open_video_decoder(
