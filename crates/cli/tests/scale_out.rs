@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use caption_testkit::PostgresServer;
 use serde_json::{Value, json};
-use support::{Client, S3_ACCESS_KEY, S3_BUCKET, S3_SECRET_KEY, Service, espeak_wav};
+use support::{Client, Service, espeak_wav};
 
 const JOBS: usize = 30;
 const GENERATES: usize = 6;
@@ -127,15 +127,10 @@ async fn three_processes_share_jobs_and_survive_a_sigkill() {
     let database_url = postgres.database("captions").unwrap();
     let s3 = support::start_s3s();
     let work = tempfile::tempdir().unwrap();
-    let env = vec![
+    let mut env = support::s3_env(&s3);
+    env.extend([
         ("CAPTIONS_API_KEYS", KEY.to_owned()),
         ("CAPTIONS_DATABASE_URL", database_url.clone()),
-        ("CAPTIONS_STORAGE", "s3".to_owned()),
-        ("CAPTIONS_S3_ENDPOINT", s3.endpoint().to_owned()),
-        ("CAPTIONS_S3_BUCKET", S3_BUCKET.to_owned()),
-        ("CAPTIONS_S3_REGION", "us-east-1".to_owned()),
-        ("CAPTIONS_S3_ACCESS_KEY", S3_ACCESS_KEY.to_owned()),
-        ("CAPTIONS_S3_SECRET_KEY", S3_SECRET_KEY.to_owned()),
         ("CAPTIONS_WORKERS", "1".to_owned()),
         ("CAPTIONS_THREADS_PER_JOB", "1".to_owned()),
         ("CAPTIONS_LEASE_S", "3".to_owned()),
@@ -144,7 +139,7 @@ async fn three_processes_share_jobs_and_survive_a_sigkill() {
         ("CAPTIONS_WEBHOOK_SECRET", "scale-out-secret".to_owned()),
         ("CAPTIONS_WEBHOOK_ALLOW_PRIVATE", "true".to_owned()),
         ("CAPTIONS_WEBHOOK_RETRY_BASE_MS", "200".to_owned()),
-    ];
+    ]);
     let events: Events = Arc::default();
     let hook = start_receiver(Arc::clone(&events)).await;
     // Each process has its own data folder: nothing is shared but the database and the bucket.

@@ -159,6 +159,18 @@ pub fn start_s3s() -> caption_testkit::S3sServer {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The service's settings for `s3`'s bucket (S3 storage with the e2e credentials).
+pub fn s3_env(s3: &caption_testkit::S3sServer) -> Vec<(&'static str, String)> {
+    vec![
+        ("CAPTIONS_STORAGE", "s3".to_owned()),
+        ("CAPTIONS_S3_ENDPOINT", s3.endpoint().to_owned()),
+        ("CAPTIONS_S3_BUCKET", S3_BUCKET.to_owned()),
+        ("CAPTIONS_S3_REGION", "us-east-1".to_owned()),
+        ("CAPTIONS_S3_ACCESS_KEY", S3_ACCESS_KEY.to_owned()),
+        ("CAPTIONS_S3_SECRET_KEY", S3_SECRET_KEY.to_owned()),
+    ]
+}
+
 pub struct Client {
     pub http: reqwest::Client,
     pub base: String,
