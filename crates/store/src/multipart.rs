@@ -25,6 +25,9 @@ use crate::storage::{ByteStream, PutOptions};
 const MAX_PARTS_IN_FLIGHT: usize = 2;
 /// Lifetime of each request's signature; it is checked when the request starts.
 const SIGNATURE_TTL: Duration = Duration::from_secs(15 * 60);
+/// Tries of a create, part or abort request, and the pause before the second (doubling after).
+const TRIES: u32 = 4;
+const FIRST_WAIT: Duration = Duration::from_millis(200);
 /// Tries of a completion that S3 answers 409 (another conditional write of the key is in
 /// progress): the next try meets the winner's object and gets 412.
 const COMPLETE_TRIES: u32 = 4;
@@ -75,9 +78,8 @@ impl<'a> Upload<'a> {
             upload_id: String::new(),
         };
         let response = upload
-            .send_signed(Method::POST, &[("uploads", "")], false, None)
+            .send_retrying(Method::POST, &[("uploads", "")], None)
             .await?;
-        let response = upload.refused(response).await?;
         let text = upload.text(response).await?;
         upload.upload_id = xml_element(&text, "UploadId")
             .ok_or_else(|| upload.backend(format!("no UploadId in the answer: {text:.200}")))?
@@ -145,10 +147,7 @@ impl<'a> Upload<'a> {
             ("partNumber", number_text.as_str()),
             ("uploadId", self.upload_id.as_str()),
         ];
-        let response = self
-            .send_signed(Method::PUT, &query, false, Some(bytes))
-            .await?;
-        let response = self.refused(response).await?;
+        let response = self.send_retrying(Method::PUT, &query, Some(bytes)).await?;
         let etag = response
             .headers()
             .get(ETAG)
@@ -194,11 +193,41 @@ impl<'a> Upload<'a> {
 
     async fn abort(&self) -> Result<()> {
         let query = [("uploadId", self.upload_id.as_str())];
-        let response = self
-            .send_signed(Method::DELETE, &query, false, None)
-            .await?;
-        self.refused(response).await?;
+        self.send_retrying(Method::DELETE, &query, None).await?;
         Ok(())
+    }
+
+    /// Sends a request that changes nothing more when repeated (create, part, abort), again
+    /// after a pause while it fails for now (no answer, 5xx, 429), up to [`TRIES`] times, as
+    /// object_store does its own requests. A completion is not repeated this way: once done, a
+    /// repeat would find the key taken by itself.
+    async fn send_retrying(
+        &self,
+        method: Method,
+        query: &[(&str, &str)],
+        body: Option<Bytes>,
+    ) -> Result<reqwest::Response> {
+        let mut wait = FIRST_WAIT;
+        let mut tries = 1;
+        loop {
+            let outcome = self
+                .send_signed(method.clone(), query, false, body.clone())
+                .await;
+            let for_now = match &outcome {
+                Ok(response) => {
+                    response.status().is_server_error()
+                        || response.status() == StatusCode::TOO_MANY_REQUESTS
+                }
+                Err(error) => matches!(error, Error::Backend { .. }),
+            };
+            if !for_now || tries >= TRIES {
+                return self.refused(outcome?).await;
+            }
+            tracing::debug!(key = %self.key, %method, tries, "S3 request failed for now; trying again");
+            tokio::time::sleep(wait).await;
+            wait *= 2;
+            tries += 1;
+        }
     }
 
     /// Sends one presigned request, whatever its answer.

@@ -12,6 +12,7 @@
 mod support;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use caption_store::{
     Error, GetOptions, LinkOptions, ObjectKey, PutOptions, S3Settings, S3Storage, Storage,
@@ -21,8 +22,9 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 
 /// A proxy on loopback in front of `upstream` (a port) that forwards one request at a time
-/// (each on its own connection, closed after the answer). Returns its port.
-async fn one_at_a_time(upstream: u16) -> u16 {
+/// (each on its own connection, closed after the answer), and answers the first
+/// `refused_parts` part uploads itself with 503 as a bucket in trouble does. Returns its port.
+async fn one_at_a_time(upstream: u16, refused_parts: Arc<AtomicUsize>) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let turn = Arc::new(tokio::sync::Mutex::new(()));
@@ -30,13 +32,19 @@ async fn one_at_a_time(upstream: u16) -> u16 {
         loop {
             let (client, _) = listener.accept().await.unwrap();
             let turn = Arc::clone(&turn);
-            tokio::spawn(async move { forward(client, upstream, &turn).await });
+            let refused_parts = Arc::clone(&refused_parts);
+            tokio::spawn(async move { forward(client, upstream, &turn, &refused_parts).await });
         }
     });
     port
 }
 
-async fn forward(mut client: TcpStream, upstream: u16, turn: &tokio::sync::Mutex<()>) {
+async fn forward(
+    mut client: TcpStream,
+    upstream: u16,
+    turn: &tokio::sync::Mutex<()>,
+    refused_parts: &AtomicUsize,
+) {
     let mut request = Vec::new();
     let mut chunk = vec![0_u8; 1 << 16];
     let head_len = loop {
@@ -62,6 +70,17 @@ async fn forward(mut client: TcpStream, upstream: u16, turn: &tokio::sync::Mutex
         let read = client.read(&mut chunk).await.unwrap();
         assert!(read > 0, "the client closed mid-request");
         request.extend_from_slice(&chunk[..read]);
+    }
+    let is_part = head.starts_with("put ") && head.contains("partnumber=");
+    if is_part
+        && refused_parts
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+    {
+        let refusal =
+            "HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+        let _ = client.write_all(refusal.as_bytes()).await;
+        return;
     }
     // The server closes the connection after answering, so the answer ends where its bytes do;
     // the header is not signed, so the signature still holds.
@@ -108,11 +127,10 @@ async fn race(storage: &S3Storage, len: usize) -> (usize, Vec<u8>) {
     (winner, stored)
 }
 
-#[tokio::test]
-async fn concurrent_create_only_writers_of_one_key_one_wins() {
-    let server = S3sServer::start();
+/// S3 storage reaching `server` through [`one_at_a_time`].
+async fn behind_proxy(server: &S3sServer, refused_parts: Arc<AtomicUsize>) -> S3Storage {
     let upstream: u16 = server.endpoint.rsplit(':').next().unwrap().parse().unwrap();
-    let proxy = one_at_a_time(upstream).await;
+    let proxy = one_at_a_time(upstream, refused_parts).await;
     let settings = S3Settings::new(
         format!("http://127.0.0.1:{proxy}"),
         BUCKET,
@@ -121,7 +139,13 @@ async fn concurrent_create_only_writers_of_one_key_one_wins() {
         SECRET_KEY,
     )
     .allow_http(true);
-    let storage = S3Storage::open(&settings, LinkOptions::default()).unwrap();
+    S3Storage::open(&settings, LinkOptions::default()).unwrap()
+}
+
+#[tokio::test]
+async fn concurrent_create_only_writers_of_one_key_one_wins() {
+    let server = S3sServer::start();
+    let storage = behind_proxy(&server, Arc::default()).await;
 
     // One PUT each (1 MiB), then a multipart upload each (20 MiB: parts of 8, 8 and 4 MiB).
     for len in [1024 * 1024, 20 * 1024 * 1024] {
@@ -162,4 +186,24 @@ async fn a_large_create_only_write_over_an_object_is_refused_by_the_server() {
     );
     let stored = collect(storage.get(&key, GetOptions::default()).await.unwrap().body).await;
     assert!(stored == first, "the first object changed");
+}
+
+#[tokio::test]
+async fn a_part_refused_for_now_is_sent_again() {
+    let server = S3sServer::start();
+    let refused_parts = Arc::new(AtomicUsize::new(2));
+    let storage = behind_proxy(&server, Arc::clone(&refused_parts)).await;
+    let key = ObjectKey::new_upload("retried.mp4");
+    let bytes = test_bytes(20 * 1024 * 1024, 5);
+    storage
+        .put(&key, stream_of(&bytes, 1 << 20), PutOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        refused_parts.load(Ordering::SeqCst),
+        0,
+        "no part was refused"
+    );
+    let stored = collect(storage.get(&key, GetOptions::default()).await.unwrap().body).await;
+    assert!(stored == bytes, "the object is not the bytes written");
 }
