@@ -445,6 +445,46 @@ fn a_16k_header_is_refused_before_a_frame_is_decoded() {
     }
 }
 
+#[test]
+fn large_cover_art_does_not_stop_a_transcription() {
+    // An MP3 whose cover art is 6400x6400 (over the limit of a video frame): the picture is
+    // not a video, and the transcription does not need it.
+    let dir = tempfile::tempdir().unwrap();
+    let cover = dir.path().join("cover.jpg");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "color=c=red:s=6400x6400",
+        "-frames:v",
+        "1",
+        s(&cover),
+    ]);
+    let song = dir.path().join("song.mp3");
+    let args = [
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=duration=3",
+        "-i",
+        s(&cover),
+        "-map",
+        "0",
+        "-map",
+        "1",
+        "-c:a",
+        "libmp3lame",
+        "-c:v",
+        "copy",
+        "-disposition:v",
+        "attached_pic",
+        s(&song),
+    ];
+    ffmpeg(&args);
+    transcribe(&song).succeeded();
+    burn(&song).failed_with("not_a_video", "is a still image, not a video");
+}
+
 /// A burn's memory does not grow with the input's length: the peak resident memory of a
 /// 5-minute burn stays within a few MB of a 10-second one's. (Were decoded frames kept, the
 /// 7,500 frames of 160x96 would add 170 MB.) The hour-long run is `scripts/bench-long-input`.

@@ -44,8 +44,12 @@ pub(crate) unsafe fn check_picture_sizes(
     unsafe {
         let streams = (*ctx).streams;
         for i in 0..(*ctx).nb_streams as usize {
-            let params = (**streams.add(i)).codecpar;
+            let stream = *streams.add(i);
+            let params = (*stream).codecpar;
+            // Cover art is one still picture that neither a burn nor a transcription uses.
+            let cover_art = (*stream).disposition & ffmpeg::ffi::AV_DISPOSITION_ATTACHED_PIC != 0;
             if params.is_null()
+                || cover_art
                 || (*params).codec_type != ffmpeg::ffi::AVMediaType::AVMEDIA_TYPE_VIDEO
             {
                 continue;
