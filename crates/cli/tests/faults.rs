@@ -309,64 +309,6 @@ async fn assert_unfinished(client: &Client, ids: &[String]) {
     }
 }
 
-/// A tmpfs of `size_mib` mounted on a fresh folder; unmounted on drop.
-struct Tmpfs {
-    dir: tempfile::TempDir,
-}
-
-impl Tmpfs {
-    /// `None` when this machine does not permit the mount (not root, or in a container
-    /// without the capability).
-    fn mount(size_mib: u32) -> Option<Self> {
-        let dir = tempfile::tempdir().unwrap();
-        let mounted = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size_mib}m"), "tmpfs"])
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        if !mounted.status.success() {
-            eprintln!(
-                "SKIPPED: mounting a tmpfs is not permitted here: {}",
-                String::from_utf8_lossy(&mounted.stderr).trim()
-            );
-            return None;
-        }
-        Some(Self { dir })
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// Writes `name` until the disk has no space left; returns its size.
-    fn fill(&self, name: &str) -> u64 {
-        use std::io::Write as _;
-        let mut file = std::fs::File::create(self.path().join(name)).unwrap();
-        let chunk = vec![0x5a_u8; 64 * 1024];
-        let mut size = 0;
-        loop {
-            match file.write(&chunk) {
-                Ok(0) => break,
-                Ok(n) => size += n as u64,
-                Err(e) => {
-                    assert_eq!(e.kind(), std::io::ErrorKind::StorageFull, "{e}");
-                    break;
-                }
-            }
-        }
-        size
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount")
-            .arg("-l")
-            .arg(self.dir.path())
-            .status();
-    }
-}
-
 /// The data folder (local storage, scratch files, the embedded job database) sits on a small
 /// tmpfs that fills up: a generate is a 507 `disk_full`, jobs already queued wait (queued
 /// again, not failed), a new job is accepted while the job database has room and refused with
@@ -374,8 +316,12 @@ impl Drop for Tmpfs {
 /// reads its jobs; once space is freed, every accepted job completes.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_full_disk_is_a_507_and_jobs_resume_when_space_returns() {
-    let Some(disk) = Tmpfs::mount(24) else {
-        return;
+    let disk = match caption_testkit::Tmpfs::mount(24) {
+        Ok(disk) => disk,
+        Err(why) => {
+            eprintln!("SKIPPED: {why}");
+            return;
+        }
     };
     let data = disk.path().join("data");
     let env = vec![

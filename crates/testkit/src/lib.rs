@@ -5,6 +5,7 @@
 //!   unprivileged `postgres` user when the tests run as root (PostgreSQL refuses to run as root).
 //! - [`Chromedriver`]: Debian's chromedriver, for tests that drive Chromium through WebDriver.
 //! - [`S3sServer`]: s3s-fs, an S3 server that checks signatures and POST policies.
+//! - [`Tmpfs`]: a small tmpfs, for a disk that fills up.
 //!
 //! [`fuzz`] runs arbitrary and mutated input through a parser and tallies what it did.
 //! [`media`] makes videos with speech and reads their frames; [`speech`] makes speech with
@@ -26,11 +27,13 @@ pub mod media;
 mod postgres;
 mod s3s;
 pub mod speech;
+mod tmpfs;
 pub mod upload;
 
 pub use chromedriver::{CHROMIUM, Chromedriver};
 pub use postgres::PostgresServer;
 pub use s3s::S3sServer;
+pub use tmpfs::Tmpfs;
 
 /// A TCP port that was free a moment ago on 127.0.0.1: for a server a test starts. Another
 /// process may take it in between, which on a test machine does not happen in practice.
