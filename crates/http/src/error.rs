@@ -290,6 +290,19 @@ mod tests {
     }
 
     #[test]
+    fn a_full_disk_is_507_disk_full_with_retry_after() {
+        let e = ApiError::from(caption_engine::Error::Io {
+            context: "writing /var/lib/captions/tmp/input-1/clip.mp4".into(),
+            source: std::io::Error::from(std::io::ErrorKind::StorageFull),
+        });
+        assert_eq!(e.status, StatusCode::INSUFFICIENT_STORAGE);
+        assert_eq!(e.code, "disk_full");
+        assert!(!e.message.contains("/var"), "{}", e.message);
+        let response = e.into_response();
+        assert_eq!(response.headers()[header::RETRY_AFTER], "5");
+    }
+
+    #[test]
     fn busy_is_429_with_retry_after() {
         let response =
             ApiError::from(caption_engine::Error::Busy("slots busy".into())).into_response();

@@ -178,6 +178,27 @@ mod tests {
         assert_eq!(too_large.code(), ErrorCode::InvalidRequest, "{too_large}");
     }
 
+    #[tokio::test]
+    async fn a_local_write_on_a_full_disk_is_disk_full() {
+        let disk = match caption_testkit::Tmpfs::mount(1) {
+            Ok(disk) => disk,
+            Err(why) => {
+                eprintln!("SKIPPED: {why}");
+                return;
+            }
+        };
+        let store =
+            LocalStorage::open(disk.path(), "http://127.0.0.1:1", LinkOptions::default()).unwrap();
+        disk.fill("filler");
+        let body = futures_util::stream::iter([Ok(bytes::Bytes::from(vec![7_u8; 256 * 1024]))]);
+        let key = ObjectKey::new_upload("clip.mp4");
+        let full = store
+            .put(&key, body.boxed(), PutOptions::default())
+            .await
+            .unwrap_err();
+        assert_eq!(full.code(), ErrorCode::DiskFull, "{full}");
+    }
+
     #[test]
     fn a_failing_backend_is_storage_unavailable() {
         let error = Error::from_object_store(
