@@ -331,8 +331,10 @@ impl Captioner {
     /// # Errors
     ///
     /// [`ErrorCode::InputNotFound`](crate::ErrorCode::InputNotFound),
-    /// [`NoAudio`](crate::ErrorCode::NoAudio),
-    /// [`UnreadableInput`](crate::ErrorCode::UnreadableInput),
+    /// [`NoAudio`](crate::ErrorCode::NoAudio) (also for an audio track with no samples),
+    /// [`UnreadableInput`](crate::ErrorCode::UnreadableInput) (also for a truncated file),
+    /// [`InputTooLarge`](crate::ErrorCode::InputTooLarge) (a video whose picture is over
+    /// [`MAX_PICTURE_PIXELS`](caption_media::MAX_PICTURE_PIXELS)),
     /// [`UnsupportedLanguage`](crate::ErrorCode::UnsupportedLanguage),
     /// [`ModelMissing`](crate::ErrorCode::ModelMissing),
     /// [`Cancelled`](crate::ErrorCode::Cancelled).
@@ -386,13 +388,16 @@ impl Captioner {
 
     /// Burns `words` in `style` into the video `input`, writing `output` (H.264 in the
     /// container its extension names; the audio is kept). The output appears whole or not at
-    /// all: a failed or cancelled burn leaves no partial file.
+    /// all: a failed or cancelled burn leaves no partial file. Damage in the middle of the
+    /// input is burned over and listed in the report's `warnings`.
     ///
     /// # Errors
     ///
     /// [`ErrorCode::InputNotFound`](crate::ErrorCode::InputNotFound),
-    /// [`NoVideo`](crate::ErrorCode::NoVideo), [`NotAVideo`](crate::ErrorCode::NotAVideo),
-    /// [`UnreadableInput`](crate::ErrorCode::UnreadableInput),
+    /// [`NoVideo`](crate::ErrorCode::NoVideo) (also for a 0-second video),
+    /// [`NotAVideo`](crate::ErrorCode::NotAVideo),
+    /// [`UnreadableInput`](crate::ErrorCode::UnreadableInput) (also for a truncated file),
+    /// [`InputTooLarge`](crate::ErrorCode::InputTooLarge),
     /// [`InvalidRequest`](crate::ErrorCode::InvalidRequest) for a style that cannot be drawn,
     /// [`Cancelled`](crate::ErrorCode::Cancelled).
     pub fn burn(
