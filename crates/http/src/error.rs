@@ -239,13 +239,11 @@ impl IntoResponse for ApiError {
         };
         let mut response = (self.status, axum::Json(body)).into_response();
         // Over a limit, or a backend (bucket, database, disk) failing for now: the same request
-        // may work later, and a client is told when to try it again.
-        if matches!(
-            self.status,
-            StatusCode::TOO_MANY_REQUESTS
-                | StatusCode::SERVICE_UNAVAILABLE
-                | StatusCode::INSUFFICIENT_STORAGE
-        ) {
+        // may work later, and a client is told when to try it again. (A missing model is a 503
+        // too, but waiting does not install it.)
+        if self.status == StatusCode::TOO_MANY_REQUESTS
+            || matches!(self.code, "unavailable" | "disk_full")
+        {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));

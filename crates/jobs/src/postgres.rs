@@ -301,7 +301,9 @@ impl PostgresJobStore {
             if last || !matches!(outcome, Error::Unavailable { .. }) {
                 return Err(outcome);
             }
-            tracing::warn!(error = %outcome, retry_in_ms = wait.as_millis(), "job database unreachable; trying again");
+            // Debug: a restart makes one line per statement in flight; the caller logs the
+            // error if the last try fails too.
+            tracing::debug!(error = %outcome, retry_in_ms = wait.as_millis(), "job database unreachable; trying again");
             tokio::time::sleep(wait).await;
             wait *= 2;
             attempt += 1;
