@@ -206,9 +206,15 @@ fn a_file_cut_off_mid_way_is_truncated() {
         let cut = dir.path().join(format!("cut-{name}"));
         let whole = clip(name);
         dd_cut(&whole, &cut, size(&whole) * 3 / 4);
-        for run in [burn(&cut), transcribe(&cut)] {
+        let transcribed = transcribe(&cut);
+        for run in [burn(&cut), transcribed] {
             run.failed_with("unreadable_input", "the file is truncated");
             assert!(run.stderr().contains("of the 6.0 s its header states"));
+            if name.ends_with(".mp4") {
+                // The MP4's index points past the end of the file: refused on opening, before
+                // the speech model (some 150 MB with its buffers) is loaded.
+                assert!(run.peak_rss_kib < 120 * 1024, "{} KiB", run.peak_rss_kib);
+            }
         }
     }
 }

@@ -75,7 +75,9 @@ pub(crate) fn open_input(path: &Path) -> Result<Input> {
             ffmpeg::ffi::avformat_close_input(&mut ps);
             return Err(err);
         }
-        Ok(Input::wrap(ps))
+        let input = Input::wrap(ps);
+        check_index_within_file(&input, path)?;
+        Ok(input)
     }
 }
 
@@ -177,6 +179,58 @@ pub(crate) fn input_duration_s(input: &Input) -> f64 {
         .filter(|s| s.duration() > 0)
         .map(|s| ts_to_s(s.duration(), s.time_base()))
         .fold(0.0, f64::max)
+}
+
+/// Before any packet is read: an error when the input's own index (an MP4's sample table, an
+/// AVI's or a Matroska file's cues) places media past the end of the file. A file cut off is
+/// then known at once, not at the end of an hour-long transcription.
+pub(crate) fn check_index_within_file(input: &Input, path: &Path) -> Result<()> {
+    let Ok(len) = std::fs::metadata(path).map(|m| m.len()) else {
+        return Ok(());
+    };
+    let len = i64::try_from(len).unwrap_or(i64::MAX);
+    for stream in input.streams() {
+        let name = match stream.parameters().medium() {
+            media::Type::Video => "video",
+            media::Type::Audio => "audio",
+            _ => continue,
+        };
+        let mut first_missing_ts: Option<i64> = None;
+        // SAFETY: `st` is a stream of the open input; the index functions only read its
+        // entries, and each entry is read before the next call.
+        unsafe {
+            let st = stream.as_ptr().cast_mut();
+            for i in 0..ffmpeg::ffi::avformat_index_get_entries_count(st) {
+                let entry = ffmpeg::ffi::avformat_index_get_entry(st, i);
+                if entry.is_null() {
+                    break;
+                }
+                if (*entry).pos >= len {
+                    let ts = (*entry).timestamp;
+                    first_missing_ts = Some(first_missing_ts.map_or(ts, |t| t.min(ts)));
+                }
+            }
+        }
+        let Some(missing_ts) = first_missing_ts else {
+            continue;
+        };
+        let start_ts = match stream.start_time() {
+            ffmpeg::ffi::AV_NOPTS_VALUE => 0,
+            ts => ts,
+        };
+        let stated_s = if stream.duration() > 0 {
+            ts_to_s(stream.duration(), stream.time_base())
+        } else {
+            input_duration_s(input)
+        };
+        return Err(Error::Truncated {
+            path: path.to_owned(),
+            stream: name,
+            read_s: ts_to_s(missing_ts - start_ts, stream.time_base()).max(0.0),
+            stated_s,
+        });
+    }
+    Ok(())
 }
 
 /// An [`Error::Encode`] of the output at `path`, in FFmpeg's words.
