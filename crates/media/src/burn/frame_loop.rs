@@ -13,12 +13,12 @@ use ffmpeg_next as ffmpeg;
 use rayon::prelude::*;
 
 use super::audio::AudioPlan;
-use super::decode::{self, Converter, VideoInput};
+use super::colour::Converter;
+use super::decode::{self, VideoInput};
 use super::encode::OutputPlan;
 use super::messages::{Msg, VideoFrame};
 use super::options::{BurnOptions, BurnReport};
 use super::overlays::{BlendJob, OverlayCache};
-use super::planes::encode_format;
 use super::writer::WriterHandle;
 use crate::ff;
 use crate::health::{FileReach, StreamHealth};
@@ -86,7 +86,7 @@ impl<'a> Burner<'a> {
             video,
             audio_index,
             audio,
-            converter: Converter::default(),
+            converter: Converter::new(options.keep_hdr),
             writer: None,
             early_audio: Vec::new(),
             batch: Vec::with_capacity(BATCH_FRAMES),
@@ -342,10 +342,7 @@ impl<'a> Burner<'a> {
         if duration <= 0 {
             duration = self.video.nominal_duration;
         }
-        let mut frame = match encode_format(decoded.format(), decoded.width(), decoded.height()) {
-            None => decoded,
-            Some(target) => self.converter.convert(&decoded, target, self.input_path)?,
-        };
+        let mut frame = self.converter.convert(decoded, self.input_path)?;
         frame.set_pts(Some(pts));
         // Keep x264 free to choose frame types: a decoded frame's type would force them.
         frame.set_kind(picture::Type::None);
