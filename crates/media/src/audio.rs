@@ -83,8 +83,9 @@ impl AudioReader {
     ///
     /// # Errors
     /// [`Error::NotFound`] if there is no file, [`Error::Unreadable`] if it cannot be opened as
-    /// media, [`Error::NoAudio`] if it has
-    /// no audio stream, [`Error::Decode`] if no decoder opens for that stream.
+    /// media, [`Error::Truncated`] and [`Error::TooLarge`] as [`probe`](crate::probe) says,
+    /// [`Error::NoAudio`] if it has no audio stream, [`Error::Decode`] if no decoder opens for
+    /// that stream.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_owned();
         let input = ff::open_input(&path)?;

@@ -54,7 +54,11 @@ use crate::overlay::OverlaySource;
 ///
 /// # Errors
 /// [`Error::NotFound`](crate::Error::NotFound) (missing input),
-/// [`Error::Unreadable`](crate::Error::Unreadable) (corrupt, truncated input),
+/// [`Error::Unreadable`](crate::Error::Unreadable) (corrupt input, an MP4 missing its index),
+/// [`Error::Truncated`](crate::Error::Truncated) (cut off before the length it states),
+/// [`Error::Empty`](crate::Error::Empty) (a 0-second video),
+/// [`Error::TooLarge`](crate::Error::TooLarge) (a picture over
+/// [`MAX_PICTURE_PIXELS`](crate::MAX_PICTURE_PIXELS)),
 /// [`Error::NoVideo`](crate::Error::NoVideo) (audio-only),
 /// [`Error::StillImage`](crate::Error::StillImage) (an image),
 /// [`Error::UnsupportedOutput`](crate::Error::UnsupportedOutput) (an extension with no

@@ -86,7 +86,9 @@ pub struct AudioInfo {
 ///
 /// # Errors
 /// [`Error::NotFound`] when there is no file, [`Error::Unreadable`] when it is not media FFmpeg
-/// can open.
+/// can open (an empty file, an MP4 missing its index), [`Error::Truncated`] when its own index
+/// places media past its end, [`Error::TooLarge`] when its header states a picture over
+/// [`MAX_PICTURE_PIXELS`](crate::MAX_PICTURE_PIXELS).
 pub fn probe(path: impl AsRef<Path>) -> Result<MediaInfo> {
     let path = path.as_ref();
     let input = ff::open_input(path)?;
