@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
+use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{DefaultBodyLimit, FromRequest as _, Multipart, Path, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -185,14 +186,31 @@ struct DownloadQuery {
 
 async fn download(
     State(state): State<StorageRoutes>,
-    Path(key): Path<String>,
-    Query(query): Query<DownloadQuery>,
+    key: Result<Path<String>, PathRejection>,
+    query: Result<Query<DownloadQuery>, QueryRejection>,
     headers: HeaderMap,
 ) -> Response {
+    // A link whose path or query cannot be read (bad percent-encoding, `sig` given twice) is
+    // refused like every other bad link: an S3 error naming the problem, not axum's text.
+    let (Path(key), Query(query)) = match (key, query) {
+        (Ok(key), Ok(query)) => (key, query),
+        (Err(rejection), _) => return malformed_link("path", &rejection.body_text()),
+        (_, Err(rejection)) => {
+            return malformed_link("query (expires, sig)", &rejection.body_text());
+        }
+    };
     match serve_file(&state, &key, &query, &headers).await {
         Ok(response) => response,
         Err(reply) => reply.into_response(),
     }
+}
+
+fn malformed_link(part: &str, why: &str) -> Response {
+    S3Reply(S3Error::new(
+        S3ErrorCode::InvalidArgument,
+        format!("The link's {part} is malformed: {why}"),
+    ))
+    .into_response()
 }
 
 async fn serve_file(
