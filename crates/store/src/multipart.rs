@@ -48,11 +48,53 @@ pub(crate) async fn put_create_only(
         Ok(size_bytes) => Ok(size_bytes),
         Err(error) => {
             if let Err(abort_error) = upload.abort().await {
-                tracing::warn!(key = %key, error = %abort_error, "aborting a failed upload failed");
+                tracing::warn!(key = %key, error = %abort_error, "aborting a failed upload failed; trying again in the background");
+                abort_later(store, http, path, key, upload.upload_id);
             }
             Err(error)
         }
     }
+}
+
+/// Waits before the background aborts of an upload, doubling from a second to a minute:
+/// about ten minutes in all, for a bucket that went away to come back.
+const LATER_ABORTS: u32 = 14;
+
+/// Aborts the upload `upload_id` in the background until the bucket takes the abort: when an
+/// upload fails because the bucket went away, its abort cannot reach it either, and its parts
+/// would stay in the bucket (billed, listed) until a lifecycle rule cleared them.
+fn abort_later(
+    store: &AmazonS3,
+    http: &reqwest::Client,
+    path: &Path,
+    key: &ObjectKey,
+    upload_id: String,
+) {
+    let (store, http, path, key) = (store.clone(), http.clone(), path.clone(), key.clone());
+    tokio::spawn(async move {
+        let upload = Upload {
+            store: &store,
+            http: &http,
+            path: &path,
+            key: &key,
+            upload_id,
+        };
+        let mut wait = Duration::from_secs(1);
+        for _ in 0..LATER_ABORTS {
+            tokio::time::sleep(wait).await;
+            match upload.abort().await {
+                Ok(()) => {
+                    tracing::info!(key = %key, "a failed upload was aborted once the bucket was back");
+                    return;
+                }
+                Err(error) => {
+                    tracing::debug!(key = %key, %error, "aborting a failed upload failed again");
+                }
+            }
+            wait = (wait * 2).min(Duration::from_secs(60));
+        }
+        tracing::warn!(key = %key, upload_id = %upload.upload_id, "a failed upload could not be aborted; a lifecycle rule must clear its parts");
+    });
 }
 
 struct Upload<'a> {
