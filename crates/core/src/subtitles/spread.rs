@@ -8,6 +8,7 @@ use super::markup::{Syllable, tokens};
 use super::read::{Cue, read_events};
 use crate::Word;
 use crate::punctuation::bare_word;
+use crate::rules::MAX_WORD_BYTES;
 
 /// A word written `token`, from `start_s` to `end_s`: its bare form without the punctuation
 /// around it.
@@ -33,12 +34,32 @@ fn millisecond(t_s: f64) -> f64 {
     (t_s * 1000.0).round() / 1000.0
 }
 
+/// `token` in pieces of at most [`MAX_WORD_BYTES`], cut between characters: a "word" longer
+/// than a request may carry (a pasted link, a run of garbage in a damaged file) becomes words
+/// that fit, so that imported words are always words a generate request accepts.
+fn pieces(token: &str) -> impl Iterator<Item = &str> {
+    let mut rest = token;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut end = rest.len().min(MAX_WORD_BYTES);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let (piece, tail) = rest.split_at(end);
+        rest = tail;
+        Some(piece)
+    })
+}
+
 /// Spreads `tokens` over `[from_s, to_s]` in proportion to their letters.
 fn spread(tokens: &[&str], from_s: f64, to_s: f64, out: &mut Vec<Word>) {
+    let tokens: Vec<&str> = tokens.iter().flat_map(|t| pieces(t)).collect();
     let total: usize = tokens.iter().map(|t| letters(t)).sum();
     let span_s = (to_s - from_s).max(0.0);
     let mut at_s = from_s;
-    for token in tokens {
+    for token in &tokens {
         let end_s = at_s + span_s * letters(token) as f64 / total.max(1) as f64;
         out.push(word(token, millisecond(at_s), millisecond(end_s)));
         at_s = end_s;
@@ -160,6 +181,21 @@ mod tests {
         let joined: String = words.iter().map(|w| w.punctuated_word.as_str()).collect();
         assert_eq!(joined, "我们今天去公园。");
         assert_eq!(words.last().map(|w| w.word.as_str()), Some("公园"));
+    }
+
+    #[test]
+    fn a_token_too_long_for_a_word_is_cut_between_characters() {
+        let long = format!("a{}", "é".repeat(600));
+        let words = spread_by_length(&[&long, "end"], 0.0, 2.0);
+        let texts: Vec<&str> = words.iter().map(|w| w.punctuated_word.as_str()).collect();
+        assert_eq!(texts.concat(), format!("{long}end"));
+        assert_eq!(words.len(), 3, "{texts:?}");
+        assert!(
+            words
+                .iter()
+                .all(|w| w.punctuated_word.len() <= MAX_WORD_BYTES)
+        );
+        assert_eq!(words[0].punctuated_word.len(), 999);
     }
 
     #[test]
