@@ -6,9 +6,12 @@
 //! group is aligned on its own audio with a little of the surrounding silence, and a group whose
 //! alignment fails keeps the times it had: a transcription never fails because alignment did.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use caption_align::Aligner;
 use caption_core::Word;
 
+use crate::cores::Cores;
 use crate::speech::{Region, SAMPLE_RATE_HZ};
 
 /// Millisecond precision: finer than any boundary is known, and stable in JSON.
@@ -38,8 +41,9 @@ pub(crate) fn refine(
     words: &mut [Word],
     regions: &[Region],
     voice: Option<&[Region]>,
+    threads: usize,
 ) -> usize {
-    let failed = align_groups(aligner, samples, words);
+    let failed = align_groups(aligner, samples, words, threads);
     let in_voice = |t: f64| {
         voice.is_none_or(|voice| {
             let i = voice.partition_point(|r| r.end_s < t);
@@ -94,44 +98,107 @@ fn snap_to_pauses(words: &mut [Word], regions: &[Region], trusted: impl Fn(f64) 
     }
 }
 
-fn align_groups(aligner: &Aligner, samples: &[f32], words: &mut [Word]) -> usize {
+/// One group's job for the aligner: where its audio starts, the audio, its words as written.
+struct GroupJob<'a> {
+    words: std::ops::Range<usize>,
+    from_s: f64,
+    audio: &'a [f32],
+    texts: Vec<String>,
+}
+
+/// Aligns every group (on up to `threads` cores, a PocketSphinx decoder each) and writes the
+/// times into `words`; returns how many groups failed and kept their old times.
+fn align_groups(aligner: &Aligner, samples: &[f32], words: &mut [Word], threads: usize) -> usize {
     let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
+    let at = |t: f64| ((t * SAMPLE_RATE_HZ as f64).round() as usize).min(samples.len());
+    let jobs: Vec<GroupJob<'_>> = groups(words)
+        .into_iter()
+        .map(|group| {
+            let first = &words[group.start];
+            let last = &words[group.end - 1];
+            let before_s = if group.start == 0 {
+                first.start
+            } else {
+                first.start - words[group.start - 1].end
+            };
+            let after_s = if group.end == words.len() {
+                total_s - last.end
+            } else {
+                words[group.end].start - last.end
+            };
+            let from_s = (first.start - GROUP_MARGIN_S.min(before_s / 2.0)).max(0.0);
+            let to_s = (last.end + GROUP_MARGIN_S.min(after_s / 2.0)).min(total_s);
+            GroupJob {
+                texts: words[group.clone()]
+                    .iter()
+                    .map(|w| w.punctuated_word.clone())
+                    .collect(),
+                words: group,
+                from_s,
+                audio: &samples[at(from_s)..at(to_s)],
+            }
+        })
+        .collect();
+    let results = run_parallel(&jobs, threads, |job| {
+        let texts: Vec<&str> = job.texts.iter().map(String::as_str).collect();
+        aligner.align(job.audio, &texts)
+    });
     let mut failed = 0;
-    for group in groups(words) {
-        let first = &words[group.start];
-        let last = &words[group.end - 1];
-        let before_s = if group.start == 0 {
-            first.start
-        } else {
-            first.start - words[group.start - 1].end
-        };
-        let after_s = if group.end == words.len() {
-            total_s - last.end
-        } else {
-            words[group.end].start - last.end
-        };
-        let from_s = (first.start - GROUP_MARGIN_S.min(before_s / 2.0)).max(0.0);
-        let to_s = (last.end + GROUP_MARGIN_S.min(after_s / 2.0)).min(total_s);
-        let at = |t: f64| ((t * SAMPLE_RATE_HZ as f64).round() as usize).min(samples.len());
-        let audio = &samples[at(from_s)..at(to_s)];
-        let texts: Vec<&str> = words[group.clone()]
-            .iter()
-            .map(|w| w.punctuated_word.as_str())
-            .collect();
-        match aligner.align(audio, &texts) {
+    for (job, result) in jobs.iter().zip(results) {
+        match result {
             Ok(spans) => {
-                for (word, span) in words[group.clone()].iter_mut().zip(spans) {
-                    word.start = round_ms(from_s + span.start_s);
-                    word.end = round_ms(from_s + span.end_s);
+                for (word, span) in words[job.words.clone()].iter_mut().zip(spans) {
+                    word.start = round_ms(job.from_s + span.start_s);
+                    word.end = round_ms(job.from_s + span.end_s);
                 }
             }
             Err(error) => {
                 failed += 1;
-                tracing::debug!(%error, words = ?texts, "alignment failed; keeping DTW times");
+                tracing::debug!(%error, words = ?job.texts, "alignment failed; keeping DTW times");
             }
         }
     }
     failed
+}
+
+/// `work` applied to every job, in order, on up to `threads` cores of the budget (see
+/// [`Cores`]): the groups are independent, and each worker takes the next one left.
+fn run_parallel<J: Sync, R: Send>(
+    jobs: &[J],
+    threads: usize,
+    work: impl Fn(&J) -> R + Sync,
+) -> Vec<R> {
+    let cores = Cores::take(threads.min(jobs.len()).max(1));
+    let workers = cores.count().min(jobs.len());
+    if workers <= 1 {
+        return jobs.iter().map(work).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(job) = jobs.get(i) else { break };
+                        mine.push((i, work(job)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    drop(cores);
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Ranges of words between pauses of at least [`GROUP_PAUSE_S`], each at most [`MAX_GROUP_S`]

@@ -1,8 +1,8 @@
 //! The whisper.cpp backend.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use caption_align::Aligner;
 use caption_core::Word;
@@ -48,6 +48,10 @@ pub struct WhisperTranscriber {
     aligner: Option<Arc<Aligner>>,
     /// Keeps music, noise and silence from the model; without it the amplitude gate alone.
     vad: Option<Arc<Vad>>,
+    /// Whisper states between transcriptions (one per transcription running at once): a state
+    /// holds tens of megabytes of caches and buffers, and making one per window of a long input
+    /// left the allocator holding more and more of them.
+    idle_states: Mutex<Vec<WhisperState>>,
 }
 
 impl std::fmt::Debug for WhisperTranscriber {
@@ -133,6 +137,7 @@ impl WhisperTranscriber {
             }
         };
         Ok(Self {
+            idle_states: Mutex::new(Vec::new()),
             context,
             hparams,
             name,
@@ -341,6 +346,29 @@ struct Signal {
 }
 
 impl WhisperTranscriber {
+    /// An idle whisper state, or a new one.
+    fn take_state(&self) -> Result<WhisperState> {
+        let idle = self
+            .idle_states
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        match idle {
+            Some(state) => Ok(state),
+            None => self
+                .context
+                .create_state()
+                .map_err(Error::whisper("creating a state")),
+        }
+    }
+
+    fn give_back_state(&self, state: WhisperState) {
+        self.idle_states
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(state);
+    }
+
     /// Whisper's words with DTW times snapped onto the signal, the language, and the signal's
     /// sound and voice.
     fn transcribe_rough(
@@ -372,10 +400,7 @@ impl WhisperTranscriber {
             "transcribing"
         );
 
-        let mut state = self
-            .context
-            .create_state()
-            .map_err(Error::whisper("creating a state"))?;
+        let mut state = self.take_state()?;
         let planned_s: f64 = plan.iter().map(|c| c.end_s - c.start_s).sum();
         let shared_progress = Arc::new(AtomicU8::new(0));
         let mut done_s = 0.0;
@@ -411,12 +436,21 @@ impl WhisperTranscriber {
             ));
             done_s += chunk.end_s - chunk.start_s;
         }
+        // A state that saw an error or a cancel is dropped, not kept.
+        self.give_back_state(state);
         let signal = Signal { sound, voice };
         Ok((words::split_unspaced_words(words), language, signal))
     }
 
     /// The aligner's times for English words; others keep theirs.
-    fn refine(&self, samples: &[f32], words: &mut [Word], language: Option<&str>, signal: &Signal) {
+    fn refine(
+        &self,
+        samples: &[f32],
+        words: &mut [Word],
+        language: Option<&str>,
+        signal: &Signal,
+        threads: usize,
+    ) {
         if let (Some(aligner), Some("en")) = (&self.aligner, language) {
             let started = std::time::Instant::now();
             let failed = refine::refine(
@@ -425,6 +459,7 @@ impl WhisperTranscriber {
                 words,
                 &signal.sound,
                 signal.voice.as_deref(),
+                threads,
             );
             tracing::debug!(
                 failed,
@@ -445,7 +480,13 @@ impl Transcriber for WhisperTranscriber {
     fn transcribe(&self, samples: &[f32], options: &TranscribeOptions) -> Result<Transcript> {
         report(options, 0);
         let (mut words, language, signal) = self.transcribe_rough(samples, options)?;
-        self.refine(samples, &mut words, language, &signal);
+        self.refine(
+            samples,
+            &mut words,
+            language,
+            &signal,
+            options.effective_threads(),
+        );
         report(options, 100);
         Ok(Transcript {
             words,
@@ -472,7 +513,13 @@ impl Transcriber for WhisperTranscriber {
             word.start = round_ms(word.start.max(0.0).min(total_s));
             word.end = round_ms(word.end.min(total_s)).max(word.start);
         }
-        self.refine(samples, &mut words, language, &signal);
+        self.refine(
+            samples,
+            &mut words,
+            language,
+            &signal,
+            options.effective_threads(),
+        );
         report(options, 100);
         Ok(Transcript {
             words,
