@@ -24,9 +24,7 @@ use axum::body::{Body, to_bytes};
 use axum::http::{HeaderValue, Method, Request, StatusCode, header};
 use caption_engine::EngineOptions;
 use caption_http::{StorageRoutes, storage_router};
-use caption_store::{
-    GetOptions, LinkOptions, LocalStorage, ObjectKey, PutOptions, Storage, UploadDescriptor,
-};
+use caption_store::{GetOptions, LinkOptions, LocalStorage, ObjectKey, PutOptions, Storage};
 use caption_testkit::fuzz::{self, Verdict, mutated_bytes, mutated_json, path_names_field};
 use caption_testkit::upload;
 use futures_util::StreamExt as _;
@@ -256,23 +254,22 @@ fn upload_forms() {
     let (app, storage) = storage_service(dir.path());
     let runtime = runtime();
     let now = time::OffsetDateTime::now_utc();
-    // One descriptor per seed, so that an accepted upload finds its key free.
-    let descriptor = |name: &str| -> (ObjectKey, UploadDescriptor) {
+    // A descriptor per content; an accepted upload is checked and then removed, so that the
+    // next one finds its key free (uploads are create-only).
+    let mut seeds = Vec::new();
+    let mut keys = Vec::new();
+    for (name, content) in [("a.mp4", &b"0123456789"[..]), ("b.mov", &[7_u8; 4096][..])] {
         let key = ObjectKey::new_upload(name);
         let descriptor = storage.authority().upload_descriptor(&key, now);
-        (key, descriptor)
-    };
-    let mut seeds = Vec::new();
-    for (name, content) in [("a.mp4", &b"0123456789"[..]), ("b.mov", &[7_u8; 4096][..])] {
-        let (_, d) = descriptor(name);
-        let fields = upload::form_fields(&d.fields);
+        let fields = upload::form_fields(&descriptor.fields);
         seeds.push(multipart(&fields, name, content));
         let mut reversed = fields.clone();
         reversed.reverse();
         reversed.push(("x-ignore-note".to_owned(), "hi".to_owned()));
         seeds.push(multipart(&reversed, name, content));
+        keys.push(key);
     }
-    let strategy = (mutated_bytes(seeds, FORM_TOKENS), any::<bool>());
+    let strategy = (mutated_bytes(seeds, FORM_TOKENS), prop::bool::weighted(0.9));
     fuzz::run(
         "HTTP upload form",
         file!(),
@@ -290,10 +287,21 @@ fn upload_forms() {
                 .body(Body::from(body))
                 .unwrap();
             let reply = send(&runtime, &app, request);
-            if reply.status == StatusCode::NO_CONTENT {
-                return Ok(Verdict::Accepted);
+            if reply.status != StatusCode::NO_CONTENT {
+                return check_s3_refusal(&reply);
             }
-            check_s3_refusal(&reply)
+            // Accepted: the file is stored under a key of a descriptor, within its size cap.
+            let stored = keys
+                .iter()
+                .find_map(|key| Some((key, runtime.block_on(storage.head(key)).ok()?)));
+            let Some((key, info)) = stored else {
+                return Err("204 but no file stored".to_owned());
+            };
+            runtime.block_on(storage.delete(key)).unwrap();
+            if info.size_bytes > MAX_UPLOAD_BYTES {
+                return Err(format!("stored {} bytes past the cap", info.size_bytes));
+            }
+            Ok(Verdict::Accepted)
         },
     );
 }
