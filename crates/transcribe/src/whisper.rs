@@ -1,8 +1,8 @@
 //! The whisper.cpp backend.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 
 use caption_align::Aligner;
 use caption_core::Word;
@@ -48,10 +48,6 @@ pub struct WhisperTranscriber {
     aligner: Option<Arc<Aligner>>,
     /// Keeps music, noise and silence from the model; without it the amplitude gate alone.
     vad: Option<Arc<Vad>>,
-    /// Whisper states between transcriptions (one per transcription running at once): a state
-    /// holds tens of megabytes of caches and buffers, and making one per window of a long input
-    /// left the allocator holding more and more of them.
-    idle_states: Mutex<Vec<WhisperState>>,
 }
 
 impl std::fmt::Debug for WhisperTranscriber {
@@ -137,7 +133,6 @@ impl WhisperTranscriber {
             }
         };
         Ok(Self {
-            idle_states: Mutex::new(Vec::new()),
             context,
             hparams,
             name,
@@ -346,29 +341,6 @@ struct Signal {
 }
 
 impl WhisperTranscriber {
-    /// An idle whisper state, or a new one.
-    fn take_state(&self) -> Result<WhisperState> {
-        let idle = self
-            .idle_states
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop();
-        match idle {
-            Some(state) => Ok(state),
-            None => self
-                .context
-                .create_state()
-                .map_err(Error::whisper("creating a state")),
-        }
-    }
-
-    fn give_back_state(&self, state: WhisperState) {
-        self.idle_states
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(state);
-    }
-
     /// Whisper's words with DTW times snapped onto the signal, the language, and the signal's
     /// sound and voice.
     fn transcribe_rough(
@@ -400,7 +372,13 @@ impl WhisperTranscriber {
             "transcribing"
         );
 
-        let mut state = self.take_state()?;
+        // A new state for every window: a state's random generator (sampling at a raised
+        // temperature) runs on across calls, so a kept one would make a transcription depend
+        // on what the transcriber did before.
+        let mut state = self
+            .context
+            .create_state()
+            .map_err(Error::whisper("creating a state"))?;
         let planned_s: f64 = plan.iter().map(|c| c.end_s - c.start_s).sum();
         let shared_progress = Arc::new(AtomicU8::new(0));
         let mut done_s = 0.0;
@@ -436,8 +414,6 @@ impl WhisperTranscriber {
             ));
             done_s += chunk.end_s - chunk.start_s;
         }
-        // A state that saw an error or a cancel is dropped, not kept.
-        self.give_back_state(state);
         let signal = Signal { sound, voice };
         Ok((words::split_unspaced_words(words), language, signal))
     }
