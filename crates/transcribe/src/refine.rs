@@ -26,6 +26,9 @@ const GROUP_MARGIN_S: f64 = 0.25;
 /// A snap never leaves a word shorter than this: the aligner's shortest word (one phone of
 /// three 10 ms states).
 const MIN_WORD_S: f64 = 0.03;
+/// Word edges are snapped onto the signal only where the aligned words leave at least this
+/// much silence between them (see [`snap_to_pauses`]).
+const SNAP_GAP_S: f64 = 0.02;
 /// Groups are not allowed to grow beyond this (the aligner's search is linear in length, but
 /// failures cost the whole group).
 const MAX_GROUP_S: f64 = 20.0;
@@ -58,7 +61,10 @@ pub(crate) fn refine(
 /// about where silence ends ("the" or "and" after a pause often starts inside it), while the
 /// signal is exact: a start in silence moves to the next onset, an end in silence back to the
 /// last offset, and sound that would belong to no word (between a pause and an edge) is given to
-/// the word beside it. Boundaries inside continuous sound are left to the aligner.
+/// the word beside it. Only edges where the aligned words leave a pause of at least
+/// [`SNAP_GAP_S`] are moved: between words the aligner joins, the amplitude gate's pauses are
+/// a stop's closure or a dip in noise or music, and the aligner's boundary is the better one
+/// (measured: snapping those doubled the mean error with pink noise or a music bed).
 /// Only edges for which `trusted` holds are snapped onto.
 fn snap_to_pauses(words: &mut [Word], regions: &[Region], trusted: impl Fn(f64) -> bool) {
     if regions.is_empty() {
@@ -73,6 +79,14 @@ fn snap_to_pauses(words: &mut [Word], regions: &[Region], trusted: impl Fn(f64) 
             Err(i)
         }
     };
+    // The aligner's own pauses, before any edge moves.
+    let gaps: Vec<f64> = (0..=words.len())
+        .map(|i| match i {
+            0 => f64::INFINITY,
+            i if i == words.len() => f64::INFINITY,
+            i => words[i].start - words[i - 1].end,
+        })
+        .collect();
     for i in 0..words.len() {
         let previous_end = if i == 0 { 0.0 } else { words[i - 1].end };
         let next_start = words.get(i + 1).map_or(f64::INFINITY, |w| w.start);
@@ -84,13 +98,21 @@ fn snap_to_pauses(words: &mut [Word], regions: &[Region], trusted: impl Fn(f64) 
             Ok(k) if regions[k].start_s >= previous_end => regions[k].start_s,
             _ => start,
         };
-        let new_start = if trusted(new_start) { new_start } else { start };
+        let new_start = if trusted(new_start) && gaps[i] >= SNAP_GAP_S {
+            new_start
+        } else {
+            start
+        };
         let new_end = match locate(end) {
             Err(k) if k > 0 && regions[k - 1].end_s > new_start => regions[k - 1].end_s,
             Ok(k) if regions[k].end_s <= next_start => regions[k].end_s,
             _ => end,
         };
-        let new_end = if trusted(new_end) { new_end } else { end };
+        let new_end = if trusted(new_end) && gaps[i + 1] >= SNAP_GAP_S {
+            new_end
+        } else {
+            end
+        };
         if new_end - new_start >= MIN_WORD_S {
             words[i].start = round_ms(new_start);
             words[i].end = round_ms(new_end);
@@ -251,6 +273,19 @@ mod tests {
         // The boundary inside continuous sound stays the aligner's; the last end reaches the
         // offset because no word follows in that sound.
         assert_eq!((words[2].start, words[2].end), (1.8, 2.4));
+    }
+
+    #[test]
+    fn edges_between_joined_words_stay_the_aligners() {
+        // The gate hears a dip at 1.00-1.06 (a stop's closure, or noise) where the aligner
+        // joined two words at 1.02: that boundary is not moved onto the dip's edges. The
+        // aligner's pause before the third word is real, and its start moves onto the onset.
+        let regions = [region(0.5, 1.0), region(1.06, 1.5), region(1.8, 2.2)];
+        let mut words = [word(0.5, 1.02), word(1.02, 1.5), word(1.7, 2.2)];
+        snap_to_pauses(&mut words, &regions, |_| true);
+        assert_eq!((words[0].start, words[0].end), (0.5, 1.02));
+        assert_eq!((words[1].start, words[1].end), (1.02, 1.5));
+        assert_eq!((words[2].start, words[2].end), (1.8, 2.2));
     }
 
     #[test]
