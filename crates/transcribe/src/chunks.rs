@@ -10,10 +10,8 @@ use crate::speech::{Region, SAMPLE_RATE_HZ};
 
 /// Longest piece, leaving whisper's 30 s window some room.
 pub(crate) const MAX_CHUNK_S: f64 = 28.0;
-/// Regions longer than a piece are not cut before this much, so that the model has context.
+/// Pieces are not cut before this much, so that the model has context.
 const MIN_CUT_S: f64 = 12.0;
-/// A pause this long is as good a place to cut as any longer one.
-const GOOD_CUT_S: f64 = 1.0;
 /// Audio kept around the outermost sounds of a piece.
 const PAD_S: f64 = 0.3;
 
@@ -72,42 +70,39 @@ pub(crate) fn quietest_point(samples: &[f32], from_s: f64, to_s: f64) -> f64 {
     best.1
 }
 
-/// Groups `regions` (each at most `MAX_CHUNK_S - 2 * PAD_S` long) into as few pieces of at
-/// most `MAX_CHUNK_S` as possible (each piece costs whisper a whole 30 s encoder pass), cutting
-/// at the longest silences among the plans with that few.
+/// Groups `regions` (each at most `MAX_CHUNK_S - 2 * PAD_S` long) into pieces of at most
+/// `MAX_CHUNK_S`, cutting at the longest silence once a piece has `MIN_CUT_S`.
 pub(crate) fn plan(regions: &[Region], total_s: f64) -> Vec<Chunk> {
-    let n = regions.len();
-    let reach_s = MAX_CHUNK_S - 2.0 * PAD_S;
-    // How good a cut after region k is: the pause it falls in (beyond GOOD_CUT_S, all alike).
-    let cut_score = |k: usize| (regions[k + 1].start_s - regions[k].end_s).min(GOOD_CUT_S);
-    // best[i]: (pieces, -score) of the best plan for regions[i..], and where its first piece ends.
-    let mut best: Vec<((usize, f64), usize)> = vec![((0, 0.0), n); n + 1];
-    for i in (0..n).rev() {
-        let mut choice: Option<((usize, f64), usize)> = None;
-        for end in i + 1..=n {
-            if end > i + 1 && regions[end - 1].end_s - regions[i].start_s > reach_s {
-                break;
-            }
-            let ((pieces, minus), _) = best[end];
-            let minus = if end < n {
-                minus - cut_score(end - 1)
-            } else {
-                minus
-            };
-            let better = choice
-                .is_none_or(|((p, m), _)| pieces + 1 < p || (pieces + 1 == p && minus < m - 1e-9));
-            if better {
-                choice = Some(((pieces + 1, minus), end));
-            }
-        }
-        best[i] = choice.unwrap_or(((1, 0.0), i + 1));
-    }
     let mut chunks = Vec::new();
     let mut first = 0;
-    while first < n {
-        let end = best[first].1;
-        chunks.push((first, end - 1));
-        first = end;
+    while first < regions.len() {
+        let start_s = regions[first].start_s;
+        let mut last = first;
+        while last + 1 < regions.len()
+            && regions[last + 1].end_s - start_s <= MAX_CHUNK_S - 2.0 * PAD_S
+        {
+            last += 1;
+        }
+        if last + 1 < regions.len() {
+            // Cut at the longest silence after MIN_CUT_S (or anywhere, if none that late).
+            let gap = |k: usize| regions[k + 1].start_s - regions[k].end_s;
+            let late: Vec<usize> = (first..last)
+                .filter(|&k| regions[k].end_s - start_s >= MIN_CUT_S)
+                .collect();
+            let candidates = if late.is_empty() {
+                (first..last).collect()
+            } else {
+                late
+            };
+            let best = candidates
+                .into_iter()
+                .max_by(|&a, &b| gap(a).total_cmp(&gap(b)));
+            if let Some(best) = best.filter(|&b| gap(b) > gap(last)) {
+                last = best;
+            }
+        }
+        chunks.push((first, last));
+        first = last + 1;
     }
 
     chunks
@@ -165,28 +160,6 @@ mod tests {
         assert_eq!(chunks.last().map(|c| c.regions.end), Some(regions.len()));
         let first_cut = regions[chunks[0].regions.end - 1].end_s;
         assert!((20.0..21.0).contains(&first_cut), "cut at {first_cut}");
-    }
-
-    #[test]
-    fn as_few_pieces_as_fit() {
-        // Sentences of 3.5 s with 0.5 s pauses and one 2 s pause at 16 s: 50 s in all.
-        // Cutting at the longest pause first takes three pieces; two hold it.
-        let mut regions = Vec::new();
-        let mut t = 0.3;
-        while t + 3.5 <= 49.5 {
-            regions.push(Region {
-                start_s: t,
-                end_s: t + 3.5,
-            });
-            t += if regions.len() == 4 { 5.5 } else { 4.0 };
-        }
-        let chunks = plan(&regions, 50.0);
-        assert_eq!(chunks.len(), 2, "{chunks:?}");
-        assert!(
-            chunks
-                .iter()
-                .all(|c| c.end_s - c.start_s <= MAX_CHUNK_S + 1e-9)
-        );
     }
 
     #[test]
