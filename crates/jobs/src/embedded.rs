@@ -77,6 +77,9 @@ impl<T, E: Into<redb::Error>> Context<T> for std::result::Result<T, E> {
                 redb::Error::Io(io) if io.kind() == std::io::ErrorKind::StorageFull => {
                     Error::DiskFull { path, message }
                 }
+                // A path that can never work (a folder, no permission, a read-only file
+                // system) is the machine's configuration, not an outage to wait out.
+                redb::Error::Io(io) if is_permanent(io.kind()) => Error::Database { path, message },
                 redb::Error::Io(_) | redb::Error::PreviousIo => {
                     Error::Unavailable { path, message }
                 }
@@ -84,6 +87,20 @@ impl<T, E: Into<redb::Error>> Context<T> for std::result::Result<T, E> {
             }
         })
     }
+}
+
+/// I/O failures that trying again cannot mend.
+fn is_permanent(kind: std::io::ErrorKind) -> bool {
+    use std::io::ErrorKind;
+    matches!(
+        kind,
+        ErrorKind::IsADirectory
+            | ErrorKind::NotADirectory
+            | ErrorKind::PermissionDenied
+            | ErrorKind::ReadOnlyFilesystem
+            | ErrorKind::NotFound
+            | ErrorKind::InvalidInput
+    )
 }
 
 fn decode(id: &str, bytes: &[u8]) -> Result<JobRecord> {
