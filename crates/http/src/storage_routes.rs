@@ -73,7 +73,10 @@ impl From<S3Error> for S3Reply {
 
 fn store_error(error: &StoreError) -> S3Reply {
     let reply = S3Error::from_storage(error);
-    if reply.code == S3ErrorCode::InternalError {
+    if matches!(
+        reply.code,
+        S3ErrorCode::InternalError | S3ErrorCode::ServiceUnavailable
+    ) {
         tracing::error!(%error, "storage failed");
     } else {
         tracing::debug!(%error, "storage request refused");

@@ -197,6 +197,14 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(full.code(), ErrorCode::DiskFull, "{full}");
+        // An upload form answered from it tells the S3 client to come back later.
+        let reply = crate::S3Error::from_storage(&full);
+        assert_eq!(
+            reply.code,
+            crate::S3ErrorCode::ServiceUnavailable,
+            "{reply}"
+        );
+        assert_eq!(reply.code.status(), 503);
     }
 
     #[test]

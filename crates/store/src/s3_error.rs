@@ -1,5 +1,7 @@
 use std::fmt;
 
+use caption_core::ErrorCode;
+
 use crate::error::Error;
 
 /// The S3 error codes the local upload and download routes answer with.
@@ -34,6 +36,9 @@ pub enum S3ErrorCode {
     InvalidRange,
     /// The store failed (500).
     InternalError,
+    /// The store cannot take the request for now: its disk is full or its backend is
+    /// unreachable (503; S3 clients retry it).
+    ServiceUnavailable,
 }
 
 impl S3ErrorCode {
@@ -54,6 +59,7 @@ impl S3ErrorCode {
             Self::NoSuchKey => "NoSuchKey",
             Self::InvalidRange => "InvalidRange",
             Self::InternalError => "InternalError",
+            Self::ServiceUnavailable => "ServiceUnavailable",
         }
     }
 
@@ -65,6 +71,7 @@ impl S3ErrorCode {
             Self::PreconditionFailed => 412,
             Self::InvalidRange => 416,
             Self::InternalError => 500,
+            Self::ServiceUnavailable => 503,
             Self::InvalidArgument
             | Self::InvalidPolicyDocument
             | Self::MalformedPOSTRequest
@@ -152,6 +159,14 @@ impl S3Error {
             Error::Body { .. } => Self::new(
                 S3ErrorCode::IncompleteBody,
                 "The request body ended before the upload was complete",
+            ),
+            _ if error.code() == ErrorCode::DiskFull => Self::new(
+                S3ErrorCode::ServiceUnavailable,
+                "The server's disk is full. Please try again later.",
+            ),
+            _ if error.code() == ErrorCode::StorageUnavailable => Self::new(
+                S3ErrorCode::ServiceUnavailable,
+                "The storage backend cannot be reached. Please try again later.",
             ),
             _ => Self::new(
                 S3ErrorCode::InternalError,
