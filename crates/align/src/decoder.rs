@@ -178,11 +178,6 @@ impl Decoder {
             if sys::ps_set_align_text(ps, text.as_ptr()) < 0 {
                 return Err(fail("setting the text to align"));
             }
-            // Every utterance starts from a fresh noise estimate: the one the last utterance left
-            // would make an alignment depend on which group this decoder aligned before.
-            if sys::ps_start_stream(ps) < 0 {
-                return Err(fail("starting a stream"));
-            }
             if sys::ps_start_utt(ps) < 0 {
                 return Err(fail("starting an utterance"));
             }

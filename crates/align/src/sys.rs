@@ -69,7 +69,6 @@ unsafe extern "C" {
     ) -> c_int;
 
     pub(crate) fn ps_set_align_text(ps: *mut Decoder, words: *const c_char) -> c_int;
-    pub(crate) fn ps_start_stream(ps: *mut Decoder) -> c_int;
     pub(crate) fn ps_start_utt(ps: *mut Decoder) -> c_int;
     pub(crate) fn ps_process_raw(
         ps: *mut Decoder,

@@ -419,14 +419,7 @@ impl WhisperTranscriber {
     }
 
     /// The aligner's times for English words; others keep theirs.
-    fn refine(
-        &self,
-        samples: &[f32],
-        words: &mut [Word],
-        language: Option<&str>,
-        signal: &Signal,
-        threads: usize,
-    ) {
+    fn refine(&self, samples: &[f32], words: &mut [Word], language: Option<&str>, signal: &Signal) {
         if let (Some(aligner), Some("en")) = (&self.aligner, language) {
             let started = std::time::Instant::now();
             let failed = refine::refine(
@@ -435,7 +428,6 @@ impl WhisperTranscriber {
                 words,
                 &signal.sound,
                 signal.voice.as_deref(),
-                threads,
             );
             tracing::debug!(
                 failed,
@@ -456,13 +448,7 @@ impl Transcriber for WhisperTranscriber {
     fn transcribe(&self, samples: &[f32], options: &TranscribeOptions) -> Result<Transcript> {
         report(options, 0);
         let (mut words, language, signal) = self.transcribe_rough(samples, options)?;
-        self.refine(
-            samples,
-            &mut words,
-            language,
-            &signal,
-            options.effective_threads(),
-        );
+        self.refine(samples, &mut words, language, &signal);
         report(options, 100);
         Ok(Transcript {
             words,
@@ -489,13 +475,7 @@ impl Transcriber for WhisperTranscriber {
             word.start = round_ms(word.start.max(0.0).min(total_s));
             word.end = round_ms(word.end.min(total_s)).max(word.start);
         }
-        self.refine(
-            samples,
-            &mut words,
-            language,
-            &signal,
-            options.effective_threads(),
-        );
+        self.refine(samples, &mut words, language, &signal);
         report(options, 100);
         Ok(Transcript {
             words,
