@@ -619,22 +619,7 @@ async fn a_two_minute_video_generates_in_the_background() {
     let bytes = video.bytes().await.unwrap();
     let out = dir.path().join("out.mp4");
     std::fs::write(&out, &bytes).unwrap();
-    let probe = Command::new("ffprobe")
-        .args([
-            "-v",
-            "error",
-            "-show_entries",
-            "format=duration",
-            "-of",
-            "csv=p=0",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let seconds: f64 = String::from_utf8_lossy(&probe.stdout)
-        .trim()
-        .parse()
-        .unwrap();
+    let seconds = caption_testkit::media::duration_s(&out).unwrap();
     assert!((seconds - 120.0).abs() < 1.0, "the video lasts {seconds} s");
 
     let (status, _) = service.get("/v1/generate/no-such-job").await;

@@ -20,6 +20,26 @@ pub fn run(program: &str, args: &[&str]) -> anyhow::Result<Vec<u8>> {
     Ok(out.stdout)
 }
 
+/// The duration of the media file at `path` by ffprobe, in seconds.
+pub fn duration_s(path: &Path) -> anyhow::Result<f64> {
+    let out = run(
+        "ffprobe",
+        &[
+            "-v",
+            "error",
+            "-show_entries",
+            "format=duration",
+            "-of",
+            "csv=p=0",
+            utf8(path)?,
+        ],
+    )?;
+    let text = String::from_utf8_lossy(&out);
+    text.trim()
+        .parse()
+        .with_context(|| format!("ffprobe gave no duration for {}: {text:?}", path.display()))
+}
+
 fn utf8(path: &Path) -> anyhow::Result<&str> {
     path.to_str()
         .with_context(|| format!("{} is not UTF-8", path.display()))

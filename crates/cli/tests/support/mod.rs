@@ -117,19 +117,7 @@ pub fn run(program: &str, args: &[&str]) -> Vec<u8> {
 
 /// The duration of the media file at `path` by ffprobe, seconds.
 pub fn duration_s(path: &Path) -> f64 {
-    let out = run(
-        "ffprobe",
-        &[
-            "-v",
-            "error",
-            "-show_entries",
-            "format=duration",
-            "-of",
-            "csv=p=0",
-            path.to_str().unwrap(),
-        ],
-    );
-    String::from_utf8_lossy(&out).trim().parse().unwrap()
+    caption_testkit::media::duration_s(path).unwrap_or_else(|e| panic!("{e:#}"))
 }
 
 /// FFmpeg's arguments for a small, quickly made H.264 picture.
