@@ -94,7 +94,8 @@ pub(crate) const RULE_CHANNEL: &str = "must be an integer from 0 to 255";
 /// Rounds a channel value; `None` when it is not a finite number within [`CHANNEL`].
 pub(crate) fn channel_from_f64(v: f64) -> Option<u8> {
     let rounded = v.round();
-    if v.is_finite() && (CHANNEL.min..=CHANNEL.max).contains(&rounded) {
+    // The value itself must be in range (the schema's bounds): -1e-300 rounds to 0 but is not.
+    if (CHANNEL.min..=CHANNEL.max).contains(&v) {
         // In range and integral after rounding, so the cast is exact.
         Some(rounded as u8)
     } else {
