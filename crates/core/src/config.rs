@@ -154,51 +154,6 @@ pub struct Colors {
     pub shadow_color: ColorSet,
 }
 
-/// Declares a mode enum: upper-case wire names, the full value list and parsing.
-macro_rules! wire_enum {
-    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $wire:literal),+ $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-        pub enum $name {
-            $($(#[$vdoc])* #[serde(rename = $wire)] $variant),+
-        }
-
-        impl $name {
-            /// Every value, in the order of the design.
-            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
-            /// Every wire spelling, in the order of [`Self::ALL`].
-            pub const NAMES: &'static [&'static str] = &[$($wire),+];
-
-            /// The wire spelling.
-            pub fn as_str(self) -> &'static str {
-                match self { $(Self::$variant => $wire),+ }
-            }
-
-            /// Parses the exact wire spelling.
-            pub fn from_wire(s: &str) -> Option<Self> {
-                match s { $($wire => Some(Self::$variant),)+ _ => None }
-            }
-        }
-
-        /// A string whose values are exactly [`Self::NAMES`], the list the validator checks.
-        impl JsonSchema for $name {
-            fn schema_name() -> Cow<'static, str> {
-                Cow::Borrowed(stringify!($name))
-            }
-
-            fn json_schema(_: &mut SchemaGenerator) -> Schema {
-                schemars::json_schema!({ "type": "string", "enum": Self::NAMES })
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-    };
-}
-
 wire_enum!(
     /// Which words of the current page are visible.
     DisplayMode {
@@ -282,6 +237,37 @@ wire_enum!(
         Page = "PAGE",
     }
 );
+
+wire_enum!(
+    /// How words marked `emphasis` are drawn.
+    #[derive(Default)]
+    Emphasis {
+        /// Not at all: marks are ignored.
+        #[default]
+        None = "NONE",
+        /// In the next colour of `hilightColor`.
+        Color = "COLOR",
+        /// At [`EMPHASIS_SCALE`] times the font size.
+        Size = "SIZE",
+        /// Both.
+        ColorSize = "COLOR_SIZE",
+    }
+);
+
+impl Emphasis {
+    /// True when emphasised words take the next colour of `hilightColor`.
+    pub fn colors(self) -> bool {
+        matches!(self, Self::Color | Self::ColorSize)
+    }
+
+    /// True when emphasised words are drawn at [`EMPHASIS_SCALE`].
+    pub fn grows(self) -> bool {
+        matches!(self, Self::Size | Self::ColorSize)
+    }
+}
+
+/// How much bigger an emphasised word is drawn under `SIZE` and `COLOR_SIZE`.
+pub const EMPHASIS_SCALE: f32 = 1.25;
 
 wire_enum!(
     /// Letter case applied to every word.
@@ -422,6 +408,32 @@ pub struct Config {
     #[serde(rename = "maxWidth", default = "default_max_width")]
     #[schemars(range(min = rules::MAX_WIDTH.min, max = rules::MAX_WIDTH.max))]
     pub max_width: f32,
+    /// How words marked `emphasis` are drawn (`NONE`: not at all).
+    #[serde(default)]
+    pub emphasis: Emphasis,
+    /// Text colours of the words' speakers, in order of each speaker's first word (cycling).
+    #[serde(
+        rename = "speakerColors",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    #[schemars(length(max = rules::MAX_SPEAKER_COLORS))]
+    pub speaker_colors: Vec<Color>,
+    /// Every pause longer than this many seconds is cut to this length (absent: none is).
+    #[serde(
+        rename = "cutPausesS",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(range(min = rules::CUT_PAUSES_S.min, max = rules::CUT_PAUSES_S.max))]
+    pub cut_pauses_s: Option<f32>,
+    /// Filler words (`"filler": true`) are cut with their audio and video.
+    #[serde(
+        rename = "cutFillers",
+        default,
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub cut_fillers: bool,
 }
 
 fn default_font_weight() -> u16 {

@@ -17,7 +17,37 @@ pub struct TranscriptRequest {
     #[serde(default = "default_lang")]
     #[schemars(regex(pattern = rules::LANG_PATTERN))]
     pub lang: String,
+    /// Extension: `transcribe` (the default) keeps the spoken language; `translate` gives
+    /// English words whatever the language spoken (a multilingual model is needed).
+    #[serde(default)]
+    pub task: TranscriptTask,
 }
+
+wire_enum!(
+    /// What a transcription gives.
+    #[derive(Default)]
+    TranscriptTask {
+        /// The words as spoken, in their language.
+        #[default]
+        Transcribe = "transcribe",
+        /// The speech translated into English words.
+        Translate = "translate",
+    }
+);
+
+wire_enum!(
+    /// What `POST /generate` writes.
+    #[derive(Default)]
+    OutputKind {
+        /// The input video with the captions burned in (MP4).
+        #[default]
+        Video = "video",
+        /// The captions alone on a transparent background: ProRes 4444 with alpha, in MOV.
+        OverlayMov = "overlay-mov",
+        /// The captions alone on a transparent background: VP9 with alpha, in WebM.
+        OverlayWebm = "overlay-webm",
+    }
+);
 
 fn default_lang() -> String {
     "auto".to_owned()
@@ -111,6 +141,9 @@ pub struct GenerateRequest {
     )]
     #[schemars(length(min = 1, max = rules::MAX_TEMPLATE_ID_CHARS))]
     pub template_id: Option<String>,
+    /// Extension: what to write (default `video`, the burned video).
+    #[serde(default)]
+    pub output: OutputKind,
 }
 
 /// Response of `POST /generate`.

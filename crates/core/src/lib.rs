@@ -35,6 +35,9 @@
 
 #![warn(missing_docs)]
 
+#[macro_use]
+mod wire_enum;
+
 mod catalog;
 mod components;
 mod config;
@@ -55,13 +58,13 @@ pub use catalog::{Catalog, CatalogError, parse_template};
 pub use components::{add_wire_schemas, wire_schemas};
 pub use config::{
     CapitalizationType, Color, ColorSet, Colors, Config, DisplayEmojis, DisplayMode, DisplayWords,
-    EffectMode, EffectType, Modes, Position, REFERENCE_SHORT_SIDE_PX, Sizes, SpokenMode, Template,
-    TemplateSummary,
+    EMPHASIS_SCALE, EffectMode, EffectType, Emphasis, Modes, Position, REFERENCE_SHORT_SIDE_PX,
+    Sizes, SpokenMode, Template, TemplateSummary,
 };
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};
 pub use jobs::{
-    CreateJobResponse, GenerateRequest, GenerateResponse, JobError, JobStatus, TranscriptRequest,
-    TranscriptResult, UploadDescriptor,
+    CreateJobResponse, GenerateRequest, GenerateResponse, JobError, JobStatus, OutputKind,
+    TranscriptRequest, TranscriptResult, TranscriptTask, UploadDescriptor,
 };
 pub use patch::{ColorsPatch, ConfigPatch, ModesPatch, SizesPatch};
 pub use problems::{ValidationError, ValidationErrors};

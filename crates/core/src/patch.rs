@@ -6,9 +6,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{
-    CapitalizationType, ColorSet, Colors, Config, DEFAULT_FONT_WEIGHT, DEFAULT_MAX_WIDTH,
-    DisplayEmojis, DisplayMode, DisplayWords, EffectMode, EffectType, Modes, Position, Sizes,
-    SpokenMode,
+    CapitalizationType, Color, ColorSet, Colors, Config, DEFAULT_FONT_WEIGHT, DEFAULT_MAX_WIDTH,
+    DisplayEmojis, DisplayMode, DisplayWords, EffectMode, EffectType, Emphasis, Modes, Position,
+    Sizes, SpokenMode,
 };
 use crate::problems::ValidationErrors;
 use crate::rules;
@@ -237,6 +237,32 @@ pub struct ConfigPatch {
     #[serde(rename = "maxWidth", default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = rules::MAX_WIDTH.min, max = rules::MAX_WIDTH.max))]
     pub max_width: Option<f32>,
+    /// Replaces `emphasis`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emphasis: Option<Emphasis>,
+    /// Replaces `speakerColors` (an empty list turns speaker colours off).
+    #[serde(
+        rename = "speakerColors",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(length(max = rules::MAX_SPEAKER_COLORS))]
+    pub speaker_colors: Option<Vec<Color>>,
+    /// Replaces `cutPausesS`.
+    #[serde(
+        rename = "cutPausesS",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(range(min = rules::CUT_PAUSES_S.min, max = rules::CUT_PAUSES_S.max))]
+    pub cut_pauses_s: Option<f32>,
+    /// Replaces `cutFillers`.
+    #[serde(
+        rename = "cutFillers",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cut_fillers: Option<bool>,
 }
 
 impl ConfigPatch {
@@ -292,6 +318,14 @@ impl ConfigPatch {
         set(&mut out.font_weight, self.font_weight);
         set(&mut out.position, self.position);
         set(&mut out.max_width, self.max_width);
+        set(&mut out.emphasis, self.emphasis);
+        if let Some(colors) = &self.speaker_colors {
+            out.speaker_colors.clone_from(colors);
+        }
+        if self.cut_pauses_s.is_some() {
+            out.cut_pauses_s = self.cut_pauses_s;
+        }
+        set(&mut out.cut_fillers, self.cut_fillers);
         out
     }
 
@@ -349,6 +383,10 @@ impl ConfigPatch {
             font_weight: self.font_weight.unwrap_or(DEFAULT_FONT_WEIGHT),
             position: self.position.unwrap_or_default(),
             max_width: self.max_width.unwrap_or(DEFAULT_MAX_WIDTH),
+            emphasis: self.emphasis.unwrap_or_default(),
+            speaker_colors: self.speaker_colors.unwrap_or_default(),
+            cut_pauses_s: self.cut_pauses_s,
+            cut_fillers: self.cut_fillers.unwrap_or_default(),
         })
     }
 }

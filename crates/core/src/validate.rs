@@ -12,9 +12,9 @@ use serde_json::{Map, Value};
 use crate::components::wire_schemas;
 use crate::config::{
     CapitalizationType, Color, ColorSet, Config, DisplayEmojis, DisplayMode, DisplayWords,
-    EffectMode, EffectType, Position, SpokenMode,
+    EffectMode, EffectType, Emphasis, Position, SpokenMode,
 };
-use crate::jobs::{GenerateRequest, TranscriptRequest};
+use crate::jobs::{GenerateRequest, OutputKind, TranscriptRequest, TranscriptTask};
 use crate::patch::{ColorsPatch, ConfigPatch, ModesPatch, SizesPatch};
 use crate::problems::ValidationErrors;
 use crate::rules::{self, IntegerRange, NumberRange, RULE_CHANNEL, channel_from_f64};
@@ -254,26 +254,25 @@ impl Walker {
             self.fail(&colors_path, "is required (an array of colors)");
             return None;
         };
-        let Some(items) = list.as_array() else {
-            self.fail(&colors_path, "must be an array of colors");
+        self.color_list(list, &colors_path, rules::MAX_COLORS_PER_SET)
+            .map(|colors| ColorSet { colors })
+    }
+
+    fn color_list(&mut self, v: &Value, path: &str, max: usize) -> Option<Vec<Color>> {
+        let Some(items) = v.as_array() else {
+            self.fail(path, format!("must be an array of at most {max} colors"));
             return None;
         };
-        if items.len() > rules::MAX_COLORS_PER_SET {
-            self.fail(
-                &colors_path,
-                format!("must hold at most {} colors", rules::MAX_COLORS_PER_SET),
-            );
+        if items.len() > max {
+            self.fail(path, format!("must hold at most {max} colors"));
             return None;
         }
         let colors: Vec<Option<Color>> = items
             .iter()
             .enumerate()
-            .map(|(i, c)| self.color(c, &format!("{colors_path}[{i}]")))
+            .map(|(i, c)| self.color(c, &format!("{path}[{i}]")))
             .collect();
-        colors
-            .into_iter()
-            .collect::<Option<Vec<_>>>()
-            .map(|colors| ColorSet { colors })
+        colors.into_iter().collect()
     }
 
     fn colors(&mut self, v: &Value, path: &str) -> Option<ColorsPatch> {
@@ -423,6 +422,14 @@ impl Walker {
             max_width: Self::field(map, "maxWidth")
                 .and_then(|v| self.number(v, &join(path, "maxWidth"), rules::MAX_WIDTH))
                 .map(|n| n as f32),
+            emphasis: self.wire_enum(map, path, "emphasis", Emphasis::NAMES, Emphasis::from_wire),
+            speaker_colors: Self::field(map, "speakerColors").and_then(|v| {
+                self.color_list(v, &join(path, "speakerColors"), rules::MAX_SPEAKER_COLORS)
+            }),
+            cut_pauses_s: Self::field(map, "cutPausesS")
+                .and_then(|v| self.number(v, &join(path, "cutPausesS"), rules::CUT_PAUSES_S))
+                .map(|n| n as f32),
+            cut_fillers: self.bool(map, path, "cutFillers"),
         }
     }
 
@@ -483,12 +490,20 @@ impl Walker {
                 None
             }
         };
+        let filler = self.bool(map, path, "filler").unwrap_or(false);
+        let emphasis = self.bool(map, path, "emphasis");
+        let speaker = Self::field(map, "speaker")
+            .and_then(|v| self.string(v, &join(path, "speaker"), rules::MAX_SPEAKER_CHARS))
+            .map(str::to_owned);
         Some(Word {
             start: start?,
             end: end?,
             word: word?,
             punctuated_word: punctuated?,
             emoji,
+            filler,
+            emphasis,
+            speaker,
         })
     }
 
@@ -620,11 +635,15 @@ pub fn parse_generate_request_with(
     let template_id = Walker::field(map, "templateId")
         .and_then(|v| w.string(v, "templateId", rules::MAX_TEMPLATE_ID_CHARS))
         .map(str::to_owned);
+    let output = w
+        .wire_enum(map, "", "output", OutputKind::NAMES, OutputKind::from_wire)
+        .unwrap_or_default();
     let request = input.map(|input| GenerateRequest {
         input,
         words,
         config,
         template_id,
+        output,
     });
     match request {
         Some(value) if w.errors.is_empty() => Ok(Checked {
@@ -665,8 +684,19 @@ pub fn parse_transcript_request(value: &Value) -> Result<TranscriptRequest, Vali
             None
         }
     };
+    let task = w
+        .wire_enum(
+            map,
+            "",
+            "task",
+            TranscriptTask::NAMES,
+            TranscriptTask::from_wire,
+        )
+        .unwrap_or_default();
     match (input, lang) {
-        (Some(input), Some(lang)) if w.errors.is_empty() => Ok(TranscriptRequest { input, lang }),
+        (Some(input), Some(lang)) if w.errors.is_empty() => {
+            Ok(TranscriptRequest { input, lang, task })
+        }
         _ => Err(w.errors),
     }
 }

@@ -8,7 +8,7 @@ use crate::rules;
 /// `start` and `end` are seconds from the beginning of the media (the interface's names, so they
 /// carry no unit suffix). `word` is the bare word, `punctuated_word` the same word with the
 /// punctuation that surrounds it in the transcript.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Word {
     /// Start time, seconds.
     #[schemars(range(min = rules::WORD_TIME_S.min, max = rules::WORD_TIME_S.max))]
@@ -26,6 +26,17 @@ pub struct Word {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = rules::MAX_EMOJI_CHARS))]
     pub emoji: Option<String>,
+    /// Extension: a filler ("um", "uh", ...), which `cutFillers` removes with its audio and video.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub filler: bool,
+    /// Extension: the word carries its page's meaning and is drawn emphasised when the config's
+    /// `emphasis` is not `NONE`. When no word of a request has it, the engine chooses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emphasis: Option<bool>,
+    /// Extension: who speaks the word; `speakerColors` gives each speaker a text colour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = rules::MAX_SPEAKER_CHARS))]
+    pub speaker: Option<String>,
 }
 
 impl Word {
@@ -37,7 +48,7 @@ impl Word {
             end: end_s,
             punctuated_word: text.clone(),
             word: text,
-            emoji: None,
+            ..Self::default()
         }
     }
 

@@ -9,7 +9,7 @@
 
 use caption_core::{
     CapitalizationType, Color, ColorSet, Colors, Config, DisplayEmojis, DisplayMode, DisplayWords,
-    EffectMode, EffectType, Modes, Position, Sizes, SpokenMode, parse_config_patch,
+    EffectMode, EffectType, Emphasis, Modes, Position, Sizes, SpokenMode, parse_config_patch,
 };
 use proptest::prelude::*;
 
@@ -49,6 +49,10 @@ prop_compose! {
         weight in 1u16..=9,
         pos in (grid(0.0, 1.0), grid(0.0, 1.0)),
         max_width in grid(0.125, 1.0),
+        emphasis in pick(Emphasis::ALL),
+        speaker_colors in prop::collection::vec(color(), 0..4),
+        cut_pauses_s in prop::option::of(grid(0.125, 10.0)),
+        cut_fillers in any::<bool>(),
     ) -> Config {
         Config {
             colors: Colors {
@@ -71,6 +75,10 @@ prop_compose! {
             font_weight: weight * 100,
             position: Position { x: pos.0, y: pos.1 },
             max_width,
+            emphasis,
+            speaker_colors,
+            cut_pauses_s,
+            cut_fillers,
         }
     }
 }

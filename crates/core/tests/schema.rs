@@ -75,6 +75,8 @@ fn valid_config() -> Value {
     for role in config["colors"].as_object_mut().unwrap().values_mut() {
         role["colors"] = json!([{"r": 10, "g": 20, "b": 30, "a": 255}]);
     }
+    config["speakerColors"] = json!([{"r": 10, "g": 20, "b": 30, "a": 255}]);
+    config["cutPausesS"] = json!(0.4);
     config
 }
 
@@ -171,14 +173,14 @@ fn check_bounds(
 fn the_validator_keeps_every_bound_of_the_config_schema() {
     let check = |value: &Value| parse_config_patch(value, "config").map(|_| ());
     let checked = check_bounds("ConfigPatch", &valid_config(), "config", &check);
-    // 5 sizes, 2 counts, fontWeight, maxWidth, x and y, 4 channels of 6 roles; 7 enums; font.
-    assert_eq!(checked, 5 + 2 + 1 + 1 + 2 + 4 * 6 + 7 + 1);
+    // 5 sizes, 2 counts, fontWeight, maxWidth, x and y, cutPausesS, 4 channels of 6 roles and of
+    // a speaker colour; 8 enums; font.
+    assert_eq!(checked, 5 + 2 + 1 + 1 + 2 + 1 + 4 * 7 + 8 + 1);
 }
 
 #[test]
 fn the_validator_keeps_every_bound_of_the_word_schema() {
-    let word =
-        json!([{"start": 1.0, "end": 2.0, "word": "a", "punctuated_word": "a", "emoji": "x"}]);
+    let word = json!([{"start": 1.0, "end": 2.0, "word": "a", "punctuated_word": "a", "emoji": "x", "speaker": "Ana"}]);
     let check = |value: &Value| parse_words(value, "words").map(|_| ());
     let definitions = wire_schemas();
     let mut fields = Vec::new();
@@ -219,7 +221,8 @@ fn the_validator_keeps_every_bound_of_the_word_schema() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 2 + 3);
+    // start and end; word, punctuated_word, emoji and speaker.
+    assert_eq!(checked, 2 + 4);
 }
 
 #[test]
@@ -234,7 +237,15 @@ fn a_complete_config_requires_what_the_config_schema_requires() {
         .collect();
     required.sort_unstable();
     // The template shape of the interface: every field but the extensions, which have defaults.
-    let extensions = ["fontWeight", "maxWidth", "position"];
+    let extensions = [
+        "cutFillers",
+        "cutPausesS",
+        "emphasis",
+        "fontWeight",
+        "maxWidth",
+        "position",
+        "speakerColors",
+    ];
     let mut shape: Vec<&str> = config["properties"]
         .as_object()
         .unwrap()

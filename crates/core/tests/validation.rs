@@ -190,7 +190,91 @@ fn cases() -> Vec<(Value, &'static str, &'static str)> {
             "string",
         ),
         (json!([1, 2]), "body", "must be an object"),
+        (
+            generate(json!({"emphasis": "BOLD"})),
+            "config.emphasis",
+            "must be one of NONE, COLOR, SIZE, COLOR_SIZE",
+        ),
+        (
+            generate(json!({"speakerColors": [{"r": 0, "g": 0, "b": 256}]})),
+            "config.speakerColors[0].b",
+            "from 0 to 255",
+        ),
+        (
+            generate(json!({"speakerColors": vec![json!({"r": 0, "g": 0, "b": 0}); 17]})),
+            "config.speakerColors",
+            "at most 16 colors",
+        ),
+        (
+            generate(json!({"speakerColors": {"r": 0, "g": 0, "b": 0}})),
+            "config.speakerColors",
+            "must be an array",
+        ),
+        (
+            generate(json!({"cutPausesS": 0.05})),
+            "config.cutPausesS",
+            "from 0.1 to 10",
+        ),
+        (
+            generate(json!({"cutFillers": "yes"})),
+            "config.cutFillers",
+            "true or false",
+        ),
+        (
+            json!({"input": "a", "words": [{"start": 0, "end": 1, "word": "um", "punctuated_word": "um", "filler": 1}]}),
+            "words[0].filler",
+            "true or false",
+        ),
+        (
+            json!({"input": "a", "words": [{"start": 0, "end": 1, "word": "x", "punctuated_word": "x", "emphasis": "yes"}]}),
+            "words[0].emphasis",
+            "true or false",
+        ),
+        (
+            json!({"input": "a", "words": [{"start": 0, "end": 1, "word": "x", "punctuated_word": "x", "speaker": ""}]}),
+            "words[0].speaker",
+            "at most 100 characters",
+        ),
+        (
+            json!({"input": "a", "words": [], "output": "gif"}),
+            "output",
+            "must be one of video, overlay-mov, overlay-webm",
+        ),
     ]
+}
+
+#[test]
+fn the_editing_fields_parse_and_merge() {
+    let body = json!({
+        "input": "a",
+        "output": "overlay-webm",
+        "words": [{"start": 0, "end": 1, "word": "um", "punctuated_word": "Um,",
+                   "filler": true, "emphasis": false, "speaker": "Ana"}],
+        "config": {"emphasis": "COLOR_SIZE", "speakerColors": [{"r": 255, "g": 0, "b": 0}],
+                   "cutPausesS": 0.4, "cutFillers": true},
+    });
+    let request = parse_generate_request(&body).unwrap();
+    assert_eq!(request.output, caption_core::OutputKind::OverlayWebm);
+    let word = &request.words[0];
+    assert!(word.filler);
+    assert_eq!(word.emphasis, Some(false));
+    assert_eq!(word.speaker.as_deref(), Some("Ana"));
+    let catalog = Catalog::builtin().unwrap();
+    let base = &catalog.templates()[0].config;
+    assert_eq!(base.emphasis, caption_core::Emphasis::None);
+    let config = request.config.apply(base);
+    assert_eq!(config.emphasis, caption_core::Emphasis::ColorSize);
+    assert_eq!(
+        config.speaker_colors,
+        vec![caption_core::Color::rgb(255, 0, 0)]
+    );
+    assert_eq!(config.cut_pauses_s, Some(0.4));
+    assert!(config.cut_fillers);
+    // Words and configs without the fields read as before and write nothing new.
+    let plain = serde_json::to_value(caption_core::Word::new(0.0, 1.0, "hi")).unwrap();
+    assert_eq!(plain.as_object().unwrap().len(), 4, "{plain}");
+    let defaults = parse_generate_request(&json!({"input": "a", "words": []})).unwrap();
+    assert_eq!(defaults.output, caption_core::OutputKind::Video);
 }
 
 #[test]
@@ -339,6 +423,13 @@ fn transcript_requests() {
     let bad = parse_transcript_request(&json!({"lang": "spanish"})).unwrap_err();
     let paths: Vec<&str> = bad.iter().map(|e| e.path.as_str()).collect();
     assert_eq!(paths, ["input", "lang"]);
+    assert_eq!(ok.task, caption_core::TranscriptTask::Transcribe);
+    let translate = parse_transcript_request(&json!({"input": "k", "task": "translate"})).unwrap();
+    assert_eq!(translate.task, caption_core::TranscriptTask::Translate);
+    let bad = parse_transcript_request(&json!({"input": "k", "task": "summarize"})).unwrap_err();
+    let bad = bad.iter().next().unwrap();
+    assert_eq!(bad.path, "task");
+    assert!(bad.rule.contains("transcribe, translate"), "{}", bad.rule);
 }
 
 #[test]

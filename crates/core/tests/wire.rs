@@ -26,6 +26,7 @@ fn word_has_the_interface_field_names() {
         word: "hello".into(),
         punctuated_word: "Hello,".into(),
         emoji: None,
+        ..Default::default()
     };
     let v = serde_json::to_value(&w).unwrap();
     assert_eq!(

@@ -102,6 +102,7 @@ async fn captions_appear_at_word_times_in_the_generated_video() {
         words,
         config,
         template_id: None,
+        output: Default::default(),
     };
     let response = engine.generate(request).await.unwrap();
     let url = response.download_url;
@@ -166,6 +167,7 @@ async fn generate_refuses_unknown_files_templates_and_fonts() {
         words: vec![],
         config: parse_config_patch(&config, "config").unwrap(),
         template_id: template.map(str::to_owned),
+        output: Default::default(),
     };
     assert!(matches!(
         engine.generate(request(None, json!({}))).await,

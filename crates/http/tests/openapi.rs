@@ -17,8 +17,9 @@ use axum::Router;
 use axum::body::{Body, to_bytes};
 use axum::http::{Method, Request, StatusCode};
 use caption_core::{
-    Catalog, CreateJobResponse, GenerateRequest, JobError, JobStatus, TranscriptRequest,
-    TranscriptResult, UploadDescriptor, Word, parse_config_patch, rules, wire_schemas,
+    Catalog, CreateJobResponse, GenerateRequest, JobError, JobStatus, OutputKind,
+    TranscriptRequest, TranscriptResult, TranscriptTask, UploadDescriptor, Word,
+    parse_config_patch, rules, wire_schemas,
 };
 use caption_engine::EngineOptions;
 use serde_json::{Map, Value, json};
@@ -327,6 +328,7 @@ async fn core_values_and_the_service_extensions_fit() {
         words: vec![Word::new(0.0, 0.4, "hi")],
         config: parse_config_patch(&config, "config").unwrap(),
         template_id: Some("karaoke".into()),
+        output: OutputKind::OverlayWebm,
     };
     let mut request = serde_json::to_value(request).unwrap();
     checker.assert_fits("GenerateRequest", &request);
@@ -338,6 +340,7 @@ async fn core_values_and_the_service_extensions_fit() {
         &serde_json::to_value(TranscriptRequest {
             input: "uploads/x/a.mp4".into(),
             lang: "en".into(),
+            task: TranscriptTask::Translate,
         })
         .unwrap(),
     );

@@ -40,6 +40,7 @@ fn words_strategy() -> impl Strategy<Value = Vec<Word>> {
                     word: if bare.is_empty() { text.clone() } else { bare },
                     punctuated_word: text,
                     emoji: None,
+                    ..Default::default()
                 }
             })
             .collect()

@@ -58,6 +58,7 @@ fn w(start: f64, end: f64, word: &str, punctuated: &str) -> Word {
         word: word.to_owned(),
         punctuated_word: punctuated.to_owned(),
         emoji: None,
+        ..Default::default()
     }
 }
 

@@ -216,6 +216,7 @@ mod tests {
             word: "w".into(),
             punctuated_word: "w".into(),
             emoji: None,
+            ..Default::default()
         }
     }
 

@@ -329,6 +329,7 @@ fn place_words(
             word: w.word,
             punctuated_word: w.punctuated,
             emoji: None,
+            ..Default::default()
         })
         .collect()
 }

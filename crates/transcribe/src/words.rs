@@ -156,6 +156,7 @@ pub(crate) fn split_unspaced_words(words: Vec<caption_core::Word>) -> Vec<captio
                 word: if bare.is_empty() { piece } else { bare }.to_owned(),
                 punctuated_word: (*piece).to_owned(),
                 emoji: None,
+                ..Default::default()
             });
             at_s = end_s;
         }
@@ -240,6 +241,7 @@ mod tests {
             word: "我们今天去公园".into(),
             punctuated_word: "我们今天去公园。".into(),
             emoji: None,
+            ..Default::default()
         };
         let english = caption_core::Word::new(2.3, 2.6, "park");
         let words = split_unspaced_words(vec![phrase, english.clone()]);

@@ -20,6 +20,7 @@ fn word(token: &str, start_s: f64, end_s: f64) -> Word {
         word: if bare.is_empty() { token } else { bare }.to_owned(),
         punctuated_word: token.to_owned(),
         emoji: None,
+        ..Default::default()
     }
 }
 
