@@ -131,6 +131,7 @@ pub fn transcribe_source_in_windows(
     let mut words = Vec::new();
     let mut language: Option<String> = None;
     let mut options = options.clone();
+    options.carry = Some(Arc::default());
     while !ended || !window.is_empty() {
         while !ended && window.len() < window_len {
             match source.next_samples()? {

@@ -1,8 +1,9 @@
 //! The boundary trait and its options.
 
+use std::any::Any;
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use caption_core::Word;
 
@@ -14,6 +15,11 @@ pub const SAMPLE_RATE_HZ: u32 = 16_000;
 
 /// Receives progress in percent (0 to 100, never decreasing) from a running transcription.
 pub type ProgressFn = Arc<dyn Fn(u8) + Send + Sync>;
+
+/// A backend's working state carried from one window of an input to the next (see
+/// [`transcribe_source`](crate::transcribe_source)), so that a long input does not make and
+/// drop it window after window.
+pub(crate) type Carry = Arc<Mutex<Option<Box<dyn Any + Send>>>>;
 
 /// What a transcription produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,6 +81,8 @@ pub struct TranscribeOptions {
     pub progress: Option<ProgressFn>,
     /// Set to `true` to stop the transcription early.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Set by `transcribe_source` for the windows of one input.
+    pub(crate) carry: Option<Carry>,
 }
 
 impl fmt::Debug for TranscribeOptions {

@@ -1,8 +1,8 @@
 //! The whisper.cpp backend.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, PoisonError};
 
 use caption_align::Aligner;
 use caption_core::Word;
@@ -373,13 +373,21 @@ impl WhisperTranscriber {
             "transcribing"
         );
 
-        // A new state for every window: a state's random generator (sampling at a raised
-        // temperature) runs on across calls, so a kept one would make a transcription depend
-        // on what the transcriber did before.
-        let mut state = self
-            .context
-            .create_state()
-            .map_err(Error::whisper("creating a state"))?;
+        // The state the last window of this input left, or a new one. Never one of another
+        // transcription: a state's random generator (sampling at a raised temperature) runs on
+        // across calls, and the words would depend on what the transcriber did before.
+        let carried = options
+            .carry
+            .as_ref()
+            .and_then(|carry| carry.lock().unwrap_or_else(PoisonError::into_inner).take())
+            .and_then(|state| state.downcast::<WhisperState>().ok());
+        let mut state = match carried {
+            Some(state) => *state,
+            None => self
+                .context
+                .create_state()
+                .map_err(Error::whisper("creating a state"))?,
+        };
         let planned_s: f64 = plan.iter().map(|c| c.end_s - c.start_s).sum();
         let shared_progress = Arc::new(AtomicU8::new(0));
         let mut done_s = 0.0;
@@ -414,6 +422,9 @@ impl WhisperTranscriber {
                 &self.tuning.align,
             ));
             done_s += chunk.end_s - chunk.start_s;
+        }
+        if let Some(carry) = &options.carry {
+            *carry.lock().unwrap_or_else(PoisonError::into_inner) = Some(Box::new(state));
         }
         let signal = Signal { sound, voice };
         Ok((words::split_unspaced_words(words), language, signal))
