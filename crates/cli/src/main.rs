@@ -68,6 +68,10 @@ enum Command {
         /// Installed whisper model: `tiny.en` or `base`.
         #[arg(long, env = "CAPTIONS_MODEL", default_value = "base")]
         model: String,
+        /// Give English words whatever the language spoken (a multilingual model such as
+        /// `base`); they are timed by whisper alone, not by the forced aligner.
+        #[arg(long)]
+        translate: bool,
         /// Output format (default: from the output file's extension, else json).
         #[arg(long, value_enum)]
         format: Option<formats::Format>,
@@ -302,6 +306,7 @@ fn main() -> ExitCode {
             file,
             lang,
             model,
+            translate,
             format,
             output,
             threads,
@@ -313,6 +318,7 @@ fn main() -> ExitCode {
                 model: &model,
                 threads,
             },
+            translate,
             format,
             output.as_deref(),
             &style.as_style(),

@@ -123,6 +123,7 @@ fn destination<'a>(
 
 pub fn transcribe(
     input: &Input<'_>,
+    translate: bool,
     format: Option<Format>,
     output: Option<&Path>,
     style_args: &Style<'_>,
@@ -133,7 +134,10 @@ pub fn transcribe(
     let to = destination(&captioner, input, format, output, style_args)?;
     let progress = bar("transcribing");
     let words = captioner
-        .transcribe(input.file, &task(input.lang, &progress))
+        .transcribe(
+            input.file,
+            &task(input.lang, &progress).translate(translate),
+        )
         .with_context(|| format!("transcribing {}", input.file.display()))?;
     progress.finish_and_clear();
     write_words(&words, &to)

@@ -123,6 +123,42 @@ fn transcribe_jfk_word_exact_in_every_format() {
 }
 
 #[test]
+fn transcribe_translate_gives_english_words_for_spanish_speech() {
+    let dir = tempfile::tempdir().unwrap();
+    let wav = dir.path().join("es.wav");
+    caption_testkit::media::spanish_wav(&wav).unwrap();
+    let wav = wav.to_str().unwrap();
+    // An English-only model cannot translate: the error says which model to use.
+    let out = captions(&["transcribe", wav, "--translate"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("multilingual") && stderr.contains("base"),
+        "{stderr}"
+    );
+    let out = captions(&["transcribe", wav, "--translate", "--model", "base"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let words: Vec<caption_core::Word> = serde_json::from_slice(&out.stdout).unwrap();
+    let text: Vec<String> = words.iter().map(|w| w.word.to_lowercase()).collect();
+    let english = caption_testkit::media::SPANISH_TEXT_IN_ENGLISH;
+    let hits = text
+        .iter()
+        .filter(|w| english.contains(&w.as_str()))
+        .count();
+    assert!(hits >= 3, "expected English words, got {text:?}");
+    for spanish in caption_testkit::media::SPANISH_WORDS {
+        assert!(
+            !text.iter().any(|w| w.as_str() == *spanish),
+            "{spanish:?} in {text:?}"
+        );
+    }
+}
+
+#[test]
 fn align_times_a_script_and_subtitles_on_a_video() {
     let dir = tempfile::tempdir().unwrap();
     let text =

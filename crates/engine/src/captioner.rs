@@ -293,7 +293,7 @@ impl Captioner {
 
     /// Checks `lang` against the model without loading it where the name tells: English-only
     /// models (`*.en`) take only `auto` and `en`.
-    pub(crate) fn check_language(&self, lang: &str) -> Result<()> {
+    pub(crate) fn check_language(&self, lang: &str, translate: bool) -> Result<()> {
         let english_only = match (self.inner.transcriber.get(), &self.inner.model) {
             (Some(loaded), _) => !loaded.is_multilingual(),
             (None, Model::Installed(name)) => name.ends_with(".en"),
@@ -308,6 +308,15 @@ impl Captioner {
                 ),
             ));
         }
+        if english_only && translate {
+            return Err(Error::invalid(
+                "task",
+                format!(
+                    "translation into English needs a multilingual model such as base; the model ({}) transcribes English only",
+                    self.inner.model.name()
+                ),
+            ));
+        }
         Ok(())
     }
 
@@ -315,6 +324,7 @@ impl Captioner {
     pub(crate) fn transcribe_options(&self, task: &Task, stage: Stage) -> TranscribeOptions {
         let mut options = TranscribeOptions::default()
             .language(task.language_code())
+            .translate(task.translates())
             .threads(self.inner.threads);
         if let Some(report) = task.reporter(stage) {
             options = options.progress(report);
@@ -339,7 +349,7 @@ impl Captioner {
     /// [`ModelMissing`](crate::ErrorCode::ModelMissing),
     /// [`Cancelled`](crate::ErrorCode::Cancelled).
     pub fn transcribe(&self, media: impl AsRef<Path>, task: &Task) -> Result<Vec<Word>> {
-        self.check_language(task.language_code())?;
+        self.check_language(task.language_code(), task.translates())?;
         let transcriber = self.transcriber()?;
         let options = self.transcribe_options(task, Stage::Transcribing);
         let transcript =
@@ -378,7 +388,7 @@ impl Captioner {
         text: &GivenText,
         task: &Task,
     ) -> Result<Vec<Word>> {
-        self.check_language(task.language_code())?;
+        self.check_language(task.language_code(), task.translates())?;
         let transcriber = self.transcriber()?;
         let options = self.transcribe_options(task, Stage::Aligning);
         // A given text is matched against what is heard in the whole input at once.

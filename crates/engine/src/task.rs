@@ -105,6 +105,7 @@ type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 #[non_exhaustive]
 pub struct Task {
     language: String,
+    translate: bool,
     progress: Option<ProgressFn>,
     cancel: Option<Cancel>,
 }
@@ -113,6 +114,7 @@ impl fmt::Debug for Task {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Task")
             .field("language", &self.language_code())
+            .field("translate", &self.translate)
             .field("progress", &self.progress.is_some())
             .field("cancel", &self.cancel)
             .finish()
@@ -130,6 +132,20 @@ impl Task {
     pub fn language(mut self, code: impl Into<String>) -> Self {
         self.language = code.into();
         self
+    }
+
+    /// `true` to get English words whatever the language spoken (whisper's translation, which
+    /// needs a multilingual model such as `base`). The words are timed by whisper alone: the
+    /// forced aligner cannot place English words on speech in another language.
+    #[must_use]
+    pub fn translate(mut self, translate: bool) -> Self {
+        self.translate = translate;
+        self
+    }
+
+    /// Whether the speech is translated into English.
+    pub fn translates(&self) -> bool {
+        self.translate
     }
 
     /// Calls `report` as the work goes on (from the working thread: keep it short).

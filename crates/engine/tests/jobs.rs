@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use caption_core::{JobStatus, TranscriptResult};
+use caption_core::{JobStatus, TranscriptResult, TranscriptTask};
 use caption_engine::{Engine, EngineOptions, Error};
 use caption_jobs::EmbeddedJobStore;
 use caption_store::{LinkOptions, LocalStorage, ObjectKey, PutOptions, Storage};
@@ -206,6 +206,16 @@ async fn refused_at_submission() {
         other => panic!("{other:?}"),
     }
     match engine
+        .submit_transcription_with(&input, "auto", TranscriptTask::Translate, None)
+        .await
+    {
+        Err(Error::Invalid(errors)) => {
+            assert_eq!(errors.0[0].path, "task");
+            assert!(errors.0[0].rule.contains("multilingual"), "{errors}");
+        }
+        other => panic!("{other:?}"),
+    }
+    match engine
         .submit_transcription("uploads/nothing/here.mp4", "en")
         .await
     {
@@ -220,6 +230,34 @@ async fn refused_at_submission() {
         engine.transcription("no-such-job").await,
         Err(Error::NotFound { .. })
     ));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_translation_job_gives_english_words_for_spanish_speech() {
+    let rig = Rig::new();
+    let engine = rig.engine("base");
+    let dir = tempfile::tempdir().unwrap();
+    let wav = dir.path().join("es.wav");
+    caption_testkit::media::spanish_wav(&wav).unwrap();
+    let input = rig.upload(&wav).await;
+    let id = engine
+        .submit_transcription_with(&input, "auto", TranscriptTask::Translate, None)
+        .await
+        .unwrap();
+    let workers = engine.spawn_workers(true).await.unwrap();
+    let done = wait_final(&engine, &id).await;
+    workers.shutdown().await;
+    assert_eq!(done.status, JobStatus::Completed, "{done:?}");
+    let text = normalise(&done.words.unwrap());
+    let english = caption_testkit::media::SPANISH_TEXT_IN_ENGLISH;
+    let hits = english.iter().filter(|w| text.contains(*w)).count();
+    assert!(hits >= 3, "expected English words, got {text:?}");
+    for spanish in caption_testkit::media::SPANISH_WORDS {
+        assert!(
+            !text.split(' ').any(|w| w == *spanish),
+            "{spanish:?} in {text:?}"
+        );
+    }
 }
 
 /// Parent side: a child process (this test binary, re-run in child mode) works a long job and

@@ -463,6 +463,24 @@ async fn transcript_errors() {
     .await;
     assert_eq!(not_english.status, StatusCode::UNPROCESSABLE_ENTITY);
 
+    // Translation needs a multilingual model; an unknown task lists the known ones.
+    for (task, rule) in [
+        ("translate", "multilingual"),
+        ("summarize", "transcribe, translate"),
+    ] {
+        let refused = post_json(
+            &h.app,
+            "/v1/transcript",
+            &json!({"input": "uploads/x/clip.mp4", "task": task}),
+        )
+        .await;
+        assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(refused.detail_paths(), ["task"]);
+        let body = refused.json();
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains(rule), "{message}");
+    }
+
     let unknown = post_json(
         &h.app,
         "/v1/transcript",

@@ -69,6 +69,12 @@ impl JobSpec {
         }
     }
 
+    /// Carries `payload` (kind-specific details).
+    pub fn with_payload(mut self, payload: Option<serde_json::Value>) -> Self {
+        self.payload = payload;
+        self
+    }
+
     /// Announces this job's end at `url`.
     pub fn with_webhook(mut self, url: Option<String>) -> Self {
         self.webhook_url = url;

@@ -98,10 +98,49 @@ pub fn tone_video(video: &Path, picture: &str, seconds: f64) -> anyhow::Result<P
 
 /// Writes `text` spoken by espeak-ng's American English voice at `words_per_minute` to `wav`.
 pub fn espeak_wav(wav: &Path, words_per_minute: u32, text: &str) -> anyhow::Result<()> {
+    espeak_voice_wav(wav, "en-us", words_per_minute, text)
+}
+
+/// Two Spanish sentences: "The train leaves the central station at eight in the morning. My
+/// brother buys bread and milk at the market."
+pub const SPANISH_TEXT: &str = "El tren sale de la estación central a las ocho de la mañana. \
+                                Mi hermano compra pan y leche en el mercado.";
+
+/// Content words of [`SPANISH_TEXT`], which a transcript in Spanish has and a translation lacks.
+pub const SPANISH_WORDS: &[&str] = &[
+    "tren",
+    "sale",
+    "estación",
+    "ocho",
+    "mañana",
+    "hermano",
+    "pan",
+    "leche",
+    "mercado",
+];
+
+/// English words a translation of [`SPANISH_TEXT`] may give.
+pub const SPANISH_TEXT_IN_ENGLISH: &[&str] = &[
+    "train", "leaves", "station", "central", "eight", "morning", "brother", "buys", "bread",
+    "milk", "market",
+];
+
+/// [`SPANISH_TEXT`] spoken by espeak-ng's Spanish voice at 175 words a minute.
+pub fn spanish_wav(wav: &Path) -> anyhow::Result<()> {
+    espeak_voice_wav(wav, "es", 175, SPANISH_TEXT)
+}
+
+/// [`espeak_wav`] in espeak-ng's `voice` (`es` for Spanish, `de`, `en-gb`, ...).
+pub fn espeak_voice_wav(
+    wav: &Path,
+    voice: &str,
+    words_per_minute: u32,
+    text: &str,
+) -> anyhow::Result<()> {
     let rate = words_per_minute.to_string();
     run(
         "espeak-ng",
-        &["-v", "en-us", "-s", &rate, "-w", utf8(wav)?, text],
+        &["-v", voice, "-s", &rate, "-w", utf8(wav)?, text],
     )?;
     Ok(())
 }

@@ -106,6 +106,15 @@ pub enum Error {
         model: String,
     },
 
+    /// Translation asked of an English-only model (`*.en`), which cannot translate.
+    #[error(
+        "translation into English needs a multilingual model, but {model} is English-only; install and use `base`"
+    )]
+    CannotTranslate {
+        /// The English-only model's name.
+        model: String,
+    },
+
     /// A sample is NaN or infinite.
     #[error("audio contains non-finite samples (first at index {index})")]
     NonFiniteAudio {
@@ -147,9 +156,9 @@ impl Error {
         match self {
             Self::UnknownModel { .. } => ErrorCode::InvalidRequest,
             Self::ModelMissing { .. } => ErrorCode::ModelMissing,
-            Self::InvalidLanguage { .. } | Self::LanguageNotSupported { .. } => {
-                ErrorCode::UnsupportedLanguage
-            }
+            Self::InvalidLanguage { .. }
+            | Self::LanguageNotSupported { .. }
+            | Self::CannotTranslate { .. } => ErrorCode::UnsupportedLanguage,
             Self::NonFiniteAudio { .. } | Self::AudioSource { .. } => ErrorCode::UnreadableInput,
             Self::Cancelled => ErrorCode::Cancelled,
             Self::NoModelsDir

@@ -81,6 +81,8 @@ pub struct TranscribeOptions {
     pub progress: Option<ProgressFn>,
     /// Set to `true` to stop the transcription early.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Translate the speech into English words (a multilingual model is needed).
+    pub translate: bool,
     /// Set by `transcribe_source` for the windows of one input.
     pub(crate) carry: Option<Carry>,
 }
@@ -90,6 +92,7 @@ impl fmt::Debug for TranscribeOptions {
         f.debug_struct("TranscribeOptions")
             .field("language", &self.language)
             .field("threads", &self.threads)
+            .field("translate", &self.translate)
             .field("progress", &self.progress.as_ref().map(|_| "Fn(u8)"))
             .field("cancel", &self.cancel)
             .finish()
@@ -100,6 +103,14 @@ impl TranscribeOptions {
     /// `"auto"` to detect the language, or an ISO 639-1 code such as `"es"` to force it.
     pub fn language(mut self, language: impl Into<String>) -> Self {
         self.language = language.into();
+        self
+    }
+
+    /// `true` to get English words whatever the language spoken (whisper's translation; a
+    /// multilingual model is needed). The words are timed by whisper alone: the forced aligner
+    /// cannot place English words on speech in another language.
+    pub fn translate(mut self, translate: bool) -> Self {
+        self.translate = translate;
         self
     }
 

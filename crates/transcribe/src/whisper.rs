@@ -199,7 +199,7 @@ impl WhisperTranscriber {
         let cores = Cores::take(options.effective_threads());
         params.set_n_threads(cores.count() as i32);
         params.set_language(Some(language.unwrap_or("auto")));
-        params.set_translate(false);
+        params.set_translate(options.translate);
         // Every piece stands alone: carrying text over lets one hallucination breed more.
         params.set_no_context(true);
         params.set_token_timestamps(true);
@@ -298,6 +298,30 @@ fn shift(tokens: &mut [Token], offset_s: f64) {
     }
 }
 
+/// A translated segment's words spread over the segment's time by their length.
+///
+/// Translated words do not follow the sounds one by one (the word order and the word count
+/// differ between the languages), so the per-token times (DTW) bunch several words into a few
+/// milliseconds and push others into the pauses. The segment's own span is what whisper times
+/// well; inside it the words share the time by their letters, and [`place_words`] then moves
+/// the boundaries into the pauses the signal has.
+fn spread_over_segment(words: &mut [RawWord], tokens: &[Token]) {
+    let (Some(first), Some(last)) = (tokens.first(), tokens.last()) else {
+        return;
+    };
+    let (start_s, end_s) = (first.t0_s, last.t1_s.max(first.t0_s));
+    let weight = |w: &RawWord| f64::from(w.estimate.letters.max(1));
+    let total: f64 = words.iter().map(weight).sum();
+    let mut at_s = start_s;
+    for word in words.iter_mut() {
+        let length_s = (end_s - start_s) * weight(word) / total;
+        word.estimate.start_s = at_s;
+        word.estimate.end_s = at_s + length_s;
+        word.estimate.start_from_dtw = false;
+        at_s += length_s;
+    }
+}
+
 /// Words of one piece with times snapped onto its regions.
 fn place_words(
     raw: Vec<RawWord>,
@@ -350,6 +374,11 @@ impl WhisperTranscriber {
         options: &TranscribeOptions,
     ) -> Result<(Vec<Word>, Option<&'static str>, Signal)> {
         let mut language = self.resolve_language(&options.language)?;
+        if options.translate && !self.hparams.is_multilingual() {
+            return Err(Error::CannotTranslate {
+                model: self.name.clone(),
+            });
+        }
         if let Some(index) = samples.iter().position(|x| !x.is_finite()) {
             return Err(Error::NonFiniteAudio { index });
         }
@@ -413,7 +442,11 @@ impl WhisperTranscriber {
             let mut raw = Vec::new();
             for mut tokens in segments {
                 shift(&mut tokens, chunk.start_s);
-                raw.extend(words::assemble(&tokens));
+                let mut segment = words::assemble(&tokens);
+                if options.translate {
+                    spread_over_segment(&mut segment, &tokens);
+                }
+                raw.extend(segment);
             }
             words.extend(place_words(
                 raw,

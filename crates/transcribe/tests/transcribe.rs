@@ -155,6 +155,81 @@ fn spanish_with_base_gives_spanish_words() {
 }
 
 #[test]
+fn spanish_translated_with_base_gives_english_words_in_the_speech() {
+    let samples = speak("es", caption_testkit::media::SPANISH_TEXT);
+    let duration_s = samples.len() as f64 / 16_000.0;
+    let transcript = model("base")
+        .transcribe(
+            &samples,
+            &TranscribeOptions::default()
+                .language("auto")
+                .translate(true),
+        )
+        .unwrap();
+    // The language reported is the one spoken; the words are English.
+    assert_eq!(transcript.language.as_deref(), Some("es"));
+    let words: Vec<String> = transcript
+        .words
+        .iter()
+        .flat_map(|w| normalized(&w.word))
+        .collect();
+    let count = |list: &[&str]| words.iter().filter(|w| list.contains(&w.as_str())).count();
+    let english_hits = count(caption_testkit::media::SPANISH_TEXT_IN_ENGLISH);
+    assert!(english_hits >= 3, "expected English words, got {words:?}");
+    assert!(words.iter().all(|w| w.is_ascii()), "{words:?}");
+    assert_eq!(
+        count(caption_testkit::media::SPANISH_WORDS),
+        0,
+        "Spanish words left in {words:?}"
+    );
+    assert_well_formed(&transcript.words, duration_s);
+    // Timed on the speech: the words start near its start and end near its end, and none
+    // is put in the pause between the two sentences.
+    let (first, last) = (
+        &transcript.words[0],
+        &transcript.words[transcript.words.len() - 1],
+    );
+    assert!(first.start < 1.0, "{first:?}");
+    assert!(last.end > duration_s - 1.5, "{last:?} of {duration_s} s");
+    let (pause_start, pause_end) = longest_pause_s(&samples);
+    assert!(pause_end - pause_start > 0.2, "{pause_start}..{pause_end}");
+    for w in &transcript.words {
+        let inside = |t: f64| t > pause_start + 0.02 && t < pause_end - 0.02;
+        assert!(
+            !inside(w.start) && !inside(w.end),
+            "{w:?} in the pause {pause_start:.2}..{pause_end:.2}"
+        );
+    }
+}
+
+/// The longest run of near-silent samples between two sounds, in seconds.
+fn longest_pause_s(samples: &[f32]) -> (f64, f64) {
+    let sound: Vec<usize> = (0..samples.len())
+        .filter(|&i| samples[i].abs() > 1e-3)
+        .collect();
+    let (a, b) = sound
+        .windows(2)
+        .map(|pair| (pair[0], pair[1]))
+        .max_by_key(|(a, b)| b - a)
+        .unwrap();
+    (a as f64 / 16_000.0, b as f64 / 16_000.0)
+}
+
+#[test]
+fn translation_on_an_english_only_model_is_a_clear_error() {
+    let samples = vec![0.0; 16_000];
+    let err = model("tiny.en")
+        .transcribe(&samples, &TranscribeOptions::default().translate(true))
+        .unwrap_err();
+    assert!(matches!(err, Error::CannotTranslate { .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(
+        message.contains("tiny.en") && message.contains("base"),
+        "{message}"
+    );
+}
+
+#[test]
 fn spanish_on_an_english_only_model_is_a_clear_error() {
     let samples = vec![0.0; 16_000];
     let err = model("tiny.en")

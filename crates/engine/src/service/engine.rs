@@ -4,7 +4,9 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use caption_core::{Catalog, JobStatus, Template, TemplateSummary, TranscriptResult, Word};
+use caption_core::{
+    Catalog, JobStatus, Template, TemplateSummary, TranscriptResult, TranscriptTask, Word,
+};
 use caption_jobs::{JobKind, JobRecord, JobSpec, JobStore};
 use caption_store::{GetOptions, ObjectKey, Storage};
 use caption_transcribe::Transcriber;
@@ -321,25 +323,30 @@ impl Engine {
         self.inner.captioner.transcriber()
     }
 
-    fn check_language(&self, lang: &str) -> Result<()> {
-        self.inner.captioner.check_language(lang)
+    fn check_language(&self, lang: &str, task: TranscriptTask) -> Result<()> {
+        self.inner
+            .captioner
+            .check_language(lang, task == TranscriptTask::Translate)
     }
 
     /// Queues the transcription of a stored file; returns the job id. The file must exist.
     pub async fn submit_transcription(&self, input: &str, lang: &str) -> Result<String> {
-        self.submit_transcription_with(input, lang, None).await
+        self.submit_transcription_with(input, lang, TranscriptTask::Transcribe, None)
+            .await
     }
 
-    /// [`Engine::submit_transcription`], announcing the job's end at `webhook_url` (a signed
-    /// event; the URL is checked first, see [`Engine::check_webhook_url`]).
+    /// [`Engine::submit_transcription`] for `task` (`translate` gives English words, with a
+    /// multilingual model), announcing the job's end at `webhook_url` (a signed event; the URL
+    /// is checked first, see [`Engine::check_webhook_url`]).
     pub async fn submit_transcription_with(
         &self,
         input: &str,
         lang: &str,
+        task: TranscriptTask,
         webhook_url: Option<&str>,
     ) -> Result<String> {
         let key = ObjectKey::parse(input).map_err(|e| Error::invalid("input", e.to_string()))?;
-        self.check_language(lang)?;
+        self.check_language(lang, task)?;
         match self.inner.storage.head(&key).await {
             Err(caption_store::Error::NotFound { .. }) => {
                 return Err(Error::NotFound {
@@ -357,6 +364,7 @@ impl Engine {
             .jobs
             .submit(
                 JobSpec::transcribe(key.as_str(), lang)
+                    .with_payload(task_payload(task))
                     .with_webhook(webhook_url.map(str::to_owned)),
             )
             .await?;
@@ -486,10 +494,12 @@ impl Engine {
             ObjectKey::parse(&spec.input).map_err(|e| Error::invalid("input", e.to_string()))?;
         let scratch = self.fetch_to_scratch(&key).await?;
         let path = scratch.path().join(key.file_name());
-        self.check_language(&spec.lang)?;
+        let translate = spec_task(spec) == TranscriptTask::Translate;
+        self.check_language(&spec.lang, spec_task(spec))?;
         let transcriber = self.transcriber()?;
         let task = Task::default()
             .language(spec.lang.clone())
+            .translate(translate)
             .on_progress(move |p| progress.store(p.percent, Ordering::Relaxed))
             .cancel_with(crate::Cancel::from_flag(cancel));
         let options = self
@@ -530,4 +540,20 @@ impl TranscriptionStatus {
             duration_s: job.duration_s,
         }
     }
+}
+
+/// What a transcription job's payload says of its task: `{"task": "translate"}`, or nothing
+/// for a plain transcription (so records written before translation existed read as one).
+fn task_payload(task: TranscriptTask) -> Option<serde_json::Value> {
+    (task != TranscriptTask::Transcribe).then(|| serde_json::json!({ "task": task.as_str() }))
+}
+
+/// The task a transcription job's payload names ([`task_payload`]).
+fn spec_task(spec: &JobSpec) -> TranscriptTask {
+    spec.payload
+        .as_ref()
+        .and_then(|payload| payload.get("task"))
+        .and_then(serde_json::Value::as_str)
+        .and_then(TranscriptTask::from_wire)
+        .unwrap_or_default()
 }
