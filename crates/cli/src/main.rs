@@ -156,6 +156,11 @@ enum Command {
         /// output is H.264 8-bit BT.709, which plays everywhere, and HDR is tone-mapped to SDR.
         #[arg(long)]
         keep_hdr: bool,
+        /// Write the captions alone on a transparent background, at the video's size, frame
+        /// times and length, for an editor's timeline: `-o captions.mov` (ProRes 4444 with
+        /// alpha), `-o captions.webm` (VP9 with alpha) or `-o frames` (a new folder of PNGs).
+        #[arg(long, conflicts_with = "keep_hdr")]
+        overlay_only: bool,
         /// Cores to use for transcribing, drawing and encoding; 0 (the default) uses them all,
         /// shared with other transcriptions running on this machine.
         #[arg(long, env = "CAPTIONS_THREADS", default_value_t = 0)]
@@ -367,6 +372,7 @@ fn main() -> ExitCode {
             preset,
             crf,
             keep_hdr,
+            overlay_only,
             threads,
             templates_dir,
         } => media_cmds::burn(&media_cmds::BurnArgs {
@@ -381,6 +387,7 @@ fn main() -> ExitCode {
             preset: &preset,
             crf,
             keep_hdr,
+            overlay_only,
             threads,
             templates_dir: templates_dir.as_deref(),
         }),

@@ -223,6 +223,8 @@ pub struct BurnArgs<'a> {
     pub crf: f32,
     /// HDR inputs stay HDR (HEVC 10-bit) instead of being tone-mapped to SDR H.264.
     pub keep_hdr: bool,
+    /// The captions alone on a transparent background (the output's name says which format).
+    pub overlay_only: bool,
     /// Cores; 0: every core.
     pub threads: usize,
     pub templates_dir: Option<&'a Path>,
@@ -232,7 +234,11 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
     // Everything that can be checked is checked before a transcription that may take minutes.
     paths::existing_file(args.video)?;
     paths::output_folder(args.output)?;
-    caption_media::check_output(args.output)?;
+    if args.overlay_only {
+        caption_media::LayerFormat::for_output(args.output)?;
+    } else {
+        caption_media::check_output(args.output)?;
+    }
     paths::not_the_input(args.video, args.output)?;
     let info = caption_media::probe(args.video)?;
     let path = args.video.to_owned();
@@ -281,6 +287,36 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
         .with_cancel(cancel)
         .with_progress(move |f| report.set_position((f * 100.0).round() as u64));
     let started = Instant::now();
+    if args.overlay_only {
+        let result = captioner.burn_layer_with(
+            args.video,
+            args.output,
+            &words,
+            &config,
+            &options,
+            &Task::default(),
+        );
+        progress.finish_and_clear();
+        let report = match result {
+            Err(_) if interrupt::interrupted() => {
+                eprintln!("interrupted: {} was not written", args.output.display());
+                return Ok(ExitCode::from(interrupt::interrupted_exit_code()));
+            }
+            other => other?,
+        };
+        eprintln!(
+            "{} → {} (caption layer, {}x{}, {} frames, {} with captions, {} words, {:.1} s)",
+            args.video.display(),
+            args.output.display(),
+            report.width,
+            report.height,
+            report.frames,
+            report.frames_with_captions,
+            words.len(),
+            started.elapsed().as_secs_f64()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let result = captioner.burn_with(
         args.video,
         args.output,

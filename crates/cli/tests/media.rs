@@ -253,6 +253,47 @@ fn burn_with_words_and_preview() {
     burn_ok(&clip, &words, "emoji-hype", &out);
     assert!(out.metadata().unwrap().len() > 1000);
 
+    // The captions alone, as ProRes 4444 with alpha at the clip's size and length.
+    let layer = dir.path().join("captions.mov");
+    let burn = captions(&[
+        "burn",
+        clip.to_str().unwrap(),
+        "--words",
+        words.to_str().unwrap(),
+        "--overlay-only",
+        "-o",
+        layer.to_str().unwrap(),
+    ]);
+    assert!(
+        burn.status.success(),
+        "{}",
+        String::from_utf8_lossy(&burn.stderr)
+    );
+    let (clip_info, layer_info) = (
+        caption_media::probe(&clip).unwrap(),
+        caption_media::probe(&layer).unwrap(),
+    );
+    let video = layer_info.video.unwrap();
+    assert_eq!(video.codec, "prores");
+    assert!(video.pixel_format.starts_with("yuva444p"), "{video:?}");
+    let clip_video = clip_info.video.unwrap();
+    assert_eq!(
+        (video.width, video.height),
+        (clip_video.display_width, clip_video.display_height)
+    );
+    assert!((layer_info.duration_s - clip_info.duration_s).abs() < 0.1);
+    let refused = captions(&[
+        "burn",
+        clip.to_str().unwrap(),
+        "--words",
+        words.to_str().unwrap(),
+        "--overlay-only",
+        "-o",
+        dir.path().join("captions.mp4").to_str().unwrap(),
+    ]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains(".webm"));
+
     let png = dir.path().join("frame.png");
     let preview = captions(&[
         "preview",

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use caption_core::{
     Catalog, Config, ConfigPatch, ExportOptions, SubtitleFormat, Template, TemplateSummary, Word,
 };
-use caption_media::{BurnOptions, BurnReport};
+use caption_media::{BurnOptions, BurnReport, LayerReport};
 use caption_render::{CaptionRenderer, FrameSize, SystemFonts};
 use caption_transcribe::{GivenText, TranscribeOptions, Transcriber, WhisperTranscriber};
 
@@ -436,6 +436,70 @@ impl Captioner {
         task: &Task,
     ) -> Result<BurnReport> {
         let input = input.as_ref();
+        let source = self.caption_source(input, words, style)?;
+        let options = self.media_options(options, task);
+        Ok(caption_media::burn(
+            input,
+            output.as_ref(),
+            &source,
+            &options,
+        )?)
+    }
+
+    /// The captions alone on a transparent background, at `input`'s size (upright), frame
+    /// times and length, for an editor to lay over the video: ProRes 4444 with alpha for a
+    /// `.mov` output, VP9 with alpha for `.webm`, a new folder of RGBA PNGs for a name without
+    /// an extension. Laid over the input, it gives what [`Captioner::burn`] gives.
+    ///
+    /// # Errors
+    ///
+    /// As [`Captioner::burn`]; [`InvalidRequest`](crate::ErrorCode::InvalidRequest) for
+    /// another extension or an existing folder.
+    pub fn burn_layer(
+        &self,
+        input: impl AsRef<Path>,
+        output: impl AsRef<Path>,
+        words: &[Word],
+        style: &Config,
+        task: &Task,
+    ) -> Result<LayerReport> {
+        self.burn_layer_with(input, output, words, style, &BurnOptions::default(), task)
+    }
+
+    /// [`Captioner::burn_layer`] with `options`' progress and cancel hooks (its encoder
+    /// settings are x264's and do not apply).
+    ///
+    /// # Errors
+    ///
+    /// As [`Captioner::burn_layer`].
+    pub fn burn_layer_with(
+        &self,
+        input: impl AsRef<Path>,
+        output: impl AsRef<Path>,
+        words: &[Word],
+        style: &Config,
+        options: &BurnOptions,
+        task: &Task,
+    ) -> Result<LayerReport> {
+        let input = input.as_ref();
+        caption_media::LayerFormat::for_output(output.as_ref())?;
+        let source = self.caption_source(input, words, style)?;
+        let options = self.media_options(options, task);
+        Ok(caption_media::write_layer(
+            input,
+            output.as_ref(),
+            &source,
+            &options,
+        )?)
+    }
+
+    /// The renderer of `words` in `style` for `input`'s display size.
+    fn caption_source(
+        &self,
+        input: &Path,
+        words: &[Word],
+        style: &Config,
+    ) -> Result<CaptionSource> {
         let info = caption_media::probe(input)?;
         let video = match &info.video {
             Some(v) if v.is_still_image => {
@@ -463,6 +527,11 @@ impl Captioner {
         let frame = FrameSize::new(video.display_width, video.display_height);
         let fonts = Arc::new(SystemFonts::new().map_err(caption_error)?);
         let renderer = CaptionRenderer::new(words, style, frame, fonts).map_err(caption_error)?;
+        Ok(CaptionSource::new(renderer))
+    }
+
+    /// `options` with this captioner's encoder threads and `task`'s progress and cancel.
+    fn media_options(&self, options: &BurnOptions, task: &Task) -> BurnOptions {
         let mut options = options.clone();
         if options.encoder_threads == 0 {
             options.encoder_threads = self.inner.encoder_threads;
@@ -480,13 +549,7 @@ impl Captioner {
         if let Some(cancel) = task.cancel_flag() {
             options.cancel = Some(cancel);
         }
-        let source = CaptionSource::new(renderer);
-        Ok(caption_media::burn(
-            input,
-            output.as_ref(),
-            &source,
-            &options,
-        )?)
+        options
     }
 }
 

@@ -52,5 +52,5 @@ pub use caption_core::{
     Template, TemplateSummary, ValidationErrors, Word, cues_to_words, export_words, import_words,
     parse_cues,
 };
-pub use caption_media::{BurnOptions, BurnReport};
+pub use caption_media::{BurnOptions, BurnReport, LayerFormat, LayerReport};
 pub use caption_transcribe::{GivenText, Transcriber};

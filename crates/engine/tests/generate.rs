@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use caption_core::{GenerateRequest, Word, parse_config_patch};
+use caption_core::{GenerateRequest, OutputKind, Word, parse_config_patch};
 use caption_engine::{Engine, EngineOptions, Error};
 use caption_jobs::EmbeddedJobStore;
 use caption_store::{GetOptions, LinkOptions, LocalStorage, ObjectKey, PutOptions, Storage};
@@ -97,37 +97,42 @@ async fn captions_appear_at_word_times_in_the_generated_video() {
         "config",
     )
     .unwrap();
-    let request = GenerateRequest {
-        input: key.to_string(),
-        words,
-        config,
-        template_id: None,
-        output: Default::default(),
+    let generate = |output: OutputKind, file: &'static str| {
+        let (engine, storage, dir) = (engine.clone(), Arc::clone(&storage), dir.path().to_owned());
+        let request = GenerateRequest {
+            input: key.to_string(),
+            words: words.clone(),
+            config: config.clone(),
+            template_id: None,
+            output,
+        };
+        async move {
+            let url = engine.generate(request).await.unwrap().download_url;
+            assert!(
+                url.starts_with("http://127.0.0.1:9/v1/storage/files/outputs/"),
+                "{url}"
+            );
+            let out_key = url
+                .split("/v1/storage/files/")
+                .nth(1)
+                .unwrap()
+                .split('?')
+                .next()
+                .unwrap();
+            let mut object = storage
+                .get(&ObjectKey::parse(out_key).unwrap(), GetOptions::default())
+                .await
+                .unwrap();
+            let out = dir.join(file);
+            let mut data = Vec::new();
+            while let Some(chunk) = object.body.next().await {
+                data.extend_from_slice(&chunk.unwrap());
+            }
+            std::fs::write(&out, data).unwrap();
+            (out_key.to_owned(), out)
+        }
     };
-    let response = engine.generate(request).await.unwrap();
-    let url = response.download_url;
-    assert!(
-        url.starts_with("http://127.0.0.1:9/v1/storage/files/outputs/"),
-        "{url}"
-    );
-
-    let out_key = url
-        .split("/v1/storage/files/")
-        .nth(1)
-        .unwrap()
-        .split('?')
-        .next()
-        .unwrap();
-    let mut object = storage
-        .get(&ObjectKey::parse(out_key).unwrap(), GetOptions::default())
-        .await
-        .unwrap();
-    let out = dir.path().join("out.mp4");
-    let mut data = Vec::new();
-    while let Some(chunk) = object.body.next().await {
-        data.extend_from_slice(&chunk.unwrap());
-    }
-    std::fs::write(&out, data).unwrap();
+    let (_, out) = generate(OutputKind::Video, "out.mp4").await;
 
     let before = frame_at(&out, 0.5);
     assert_eq!(
@@ -142,6 +147,52 @@ async fn captions_appear_at_word_times_in_the_generated_video() {
     let info = caption_media::probe(&out).unwrap();
     assert!((info.duration_s - 4.0).abs() < 0.1, "{}", info.duration_s);
     assert!(info.audio.is_some());
+
+    // The caption layer: VP9 with alpha, transparent before the first word, opaque on it.
+    let (layer_key, layer) = generate(OutputKind::OverlayWebm, "layer.webm").await;
+    assert!(layer_key.ends_with("clip-captions.webm"), "{layer_key}");
+    let info = caption_media::probe(&layer).unwrap();
+    let video = info.video.unwrap();
+    assert_eq!(
+        (video.codec.as_str(), video.width, video.height),
+        ("vp9", W, H)
+    );
+    assert!((info.duration_s - 4.0).abs() < 0.1, "{}", info.duration_s);
+    let alpha = |t: f64| {
+        caption_testkit::media::run(
+            "ffmpeg",
+            &[
+                "-loglevel",
+                "error",
+                "-c:v",
+                "libvpx-vp9",
+                "-ss",
+                &t.to_string(),
+                "-i",
+                layer.to_str().unwrap(),
+                "-frames:v",
+                "1",
+                "-vf",
+                "alphaextract",
+                "-f",
+                "rawvideo",
+                "-pix_fmt",
+                "gray",
+                "-",
+            ],
+        )
+        .unwrap()
+    };
+    assert!(
+        alpha(0.5).iter().all(|&a| a < 3),
+        "transparent before the words"
+    );
+    let during = alpha(1.4);
+    assert_eq!(during.len(), (W * H) as usize);
+    assert!(
+        during.iter().filter(|&&a| a > 250).count() > 200,
+        "opaque on the caption"
+    );
 }
 
 #[tokio::test]

@@ -4,7 +4,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
-use caption_core::{Config, GenerateRequest, GenerateResponse, JobError, JobStatus, Word};
+use caption_core::{
+    Config, GenerateRequest, GenerateResponse, JobError, JobStatus, OutputKind, Word,
+};
 use caption_jobs::{JobKind, JobRecord, JobSpec, now_ms};
 use caption_media::{BurnOptions, BurnReport};
 use caption_store::{ObjectKey, PutOptions};
@@ -82,13 +84,15 @@ impl Engine {
         if let Some(url) = webhook_url {
             self.check_webhook_url(url).await?;
         }
-        let out_key = ObjectKey::new_under("outputs", &output_name(key.file_name()));
+        let out_key =
+            ObjectKey::new_under("outputs", &output_name(key.file_name(), request.output));
         let outcome = self
             .burn_and_store(
                 &key,
                 &out_key,
                 request.words,
                 config,
+                request.output,
                 BurnOptions::default(),
             )
             .await;
@@ -137,7 +141,8 @@ impl Engine {
         if let Some(url) = webhook_url {
             self.check_webhook_url(url).await?;
         }
-        let out_key = ObjectKey::new_under("outputs", &output_name(key.file_name()));
+        let out_key =
+            ObjectKey::new_under("outputs", &output_name(key.file_name(), request.output));
         let download_url = self.inner.storage.download_url(&out_key).await?;
         let payload = serde_json::json!({
             "request": serde_json::to_value(&request)
@@ -217,8 +222,15 @@ impl Engine {
             progress.fetch_max(percent, Ordering::Relaxed);
         }));
         options.cancel = Some(cancel);
-        self.burn_and_store(&key, &output, request.words, config, options)
-            .await
+        self.burn_and_store(
+            &key,
+            &output,
+            request.words,
+            config,
+            request.output,
+            options,
+        )
+        .await
     }
 
     async fn check_input(&self, key: &ObjectKey, input: &str) -> Result<()> {
@@ -231,24 +243,39 @@ impl Engine {
         }
     }
 
-    /// Fetches `key`, burns `words` into it and stores the video at `out_key`.
+    /// Fetches `key`, burns `words` into it (or, for an overlay `kind`, draws them alone on a
+    /// transparent background) and stores the result at `out_key`.
     async fn burn_and_store(
         &self,
         key: &ObjectKey,
         out_key: &ObjectKey,
         words: Vec<Word>,
         config: Config,
+        kind: OutputKind,
         mut options: BurnOptions,
     ) -> Result<()> {
         let scratch = self.fetch_to_scratch(key).await?;
         let input = scratch.path().join(key.file_name());
-        let output = scratch.path().join(output_name(key.file_name()));
+        let output = scratch.path().join(output_name(key.file_name(), kind));
         let started = std::time::Instant::now();
-        let report = {
+        let (frames, warnings) = {
             let (engine, input, output) = (self.clone(), input.clone(), output.clone());
             options.encoder_threads = self.inner.options.encoder_threads;
             tokio::task::spawn_blocking(move || {
-                engine.burn_file(&input, &output, &words, &config, &options)
+                if kind == OutputKind::Video {
+                    let report = engine.burn_file(&input, &output, &words, &config, &options)?;
+                    Ok::<_, Error>((report.frames, report.warnings))
+                } else {
+                    let report = engine.inner.captioner.burn_layer_with(
+                        &input,
+                        &output,
+                        &words,
+                        &config,
+                        &options,
+                        &Task::default(),
+                    )?;
+                    Ok((report.frames, Vec::new()))
+                }
             })
             .await
             .map_err(|e| Error::Internal(format!("burn task: {e}")))??
@@ -265,11 +292,11 @@ impl Engine {
             .put(out_key, body, PutOptions::default())
             .await?;
         tracing::info!(
-            input = %key, output = %out_key, frames = report.frames,
+            input = %key, output = %out_key, frames,
             elapsed_s = started.elapsed().as_secs_f64(), "generated"
         );
         // The interface's answer has no place for them; the operator's log does.
-        for warning in &report.warnings {
+        for warning in &warnings {
             tracing::warn!(input = %key, output = %out_key, warning, "damaged input");
         }
         Ok(())
@@ -292,13 +319,17 @@ pub struct GenerateStatus {
     pub download_url: String,
 }
 
-/// `clip.mov` → `clip-captioned.mp4`.
-fn output_name(input_name: &str) -> String {
+/// `clip.mov` → `clip-captioned.mp4`; its caption layer `clip-captions.mov` or `.webm`.
+fn output_name(input_name: &str, kind: OutputKind) -> String {
     let stem = Path::new(input_name)
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("video");
-    format!("{stem}-captioned.mp4")
+    match kind {
+        OutputKind::Video => format!("{stem}-captioned.mp4"),
+        OutputKind::OverlayMov => format!("{stem}-captions.mov"),
+        OutputKind::OverlayWebm => format!("{stem}-captions.webm"),
+    }
 }
 
 /// A file as a stream of chunks, for storage uploads.
