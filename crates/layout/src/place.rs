@@ -510,6 +510,7 @@ impl<'a> Placer<'a> {
                 scale: self.spacing.scales[i],
                 emoji: p.emoji.clone(),
                 emoji_rect: word_emoji_rect,
+                speaker: p.speaker,
             });
         }
         timeline.lines.push(LaidLine {

@@ -14,6 +14,8 @@ pub(crate) struct Prepared {
     pub(crate) end_s: f64,
     pub(crate) ends_clause: bool,
     pub(crate) emoji: Option<String>,
+    /// The word's speaker, numbered by first appearance (the `speakerColors` index).
+    pub(crate) speaker: Option<usize>,
 }
 
 pub(crate) fn prepare(words: &[Word], config: &Config) -> Vec<Prepared> {
@@ -25,7 +27,14 @@ pub(crate) fn prepare(words: &[Word], config: &Config) -> Vec<Prepared> {
     let lang = EmojiLexicon::get().guess_language(sorted.iter().map(|w| w.word.as_str()));
     let mut out = Vec::with_capacity(sorted.len());
     let mut sentence_start = true;
+    let mut speakers: Vec<&str> = Vec::new();
     for w in sorted {
+        let speaker = w.speaker.as_deref().map(|name| {
+            speakers.iter().position(|s| *s == name).unwrap_or_else(|| {
+                speakers.push(name);
+                speakers.len() - 1
+            })
+        });
         let start_s = w.start.max(0.0);
         let end_s = w.end.max(start_s);
         let shown = if config.word_has_punctuation && !w.punctuated_word.trim().is_empty() {
@@ -64,6 +73,7 @@ pub(crate) fn prepare(words: &[Word], config: &Config) -> Vec<Prepared> {
                 end_s: if last { end_s } else { p_end },
                 ends_clause: last && clause,
                 emoji: if last { emoji.clone() } else { None },
+                speaker,
             });
         }
         sentence_start = sentence;

@@ -389,7 +389,14 @@ impl Timeline {
                 SpokenMode::Line => t_s >= line.start_s,
             };
             let n = w.index;
-            let base = if spoken {
+            // A known speaker's colour stands for both the default and the spoken colour.
+            let speaker_color = w
+                .speaker
+                .and_then(|k| c.speaker_colors.get(k % c.speaker_colors.len().max(1)))
+                .copied();
+            let base = if let Some(color) = speaker_color {
+                Some(color)
+            } else if spoken {
                 colors
                     .spoken_color
                     .nth(n)

@@ -139,6 +139,9 @@ pub struct LaidWord {
     pub emoji: Option<String>,
     /// Where the word's emoji goes under `displayEmojis: WORD`.
     pub emoji_rect: Option<RectPx>,
+    /// The word's speaker, numbered by first appearance in the video (the index into the
+    /// config's `speakerColors`, cycling).
+    pub speaker: Option<usize>,
 }
 
 /// A line of a page.

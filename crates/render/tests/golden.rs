@@ -415,6 +415,19 @@ fn every_visible_config_field() {
         "Supercalifragilisticexpialidocious",
     )];
     render("field-too-wide-word", &long, &base(), 0.5, &mut failures);
+    // Two speakers, word by word: each speaker's words in its colour (the spoken word keeps
+    // the highlight).
+    let speakers: Vec<Word> = english()
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut w)| {
+            w.speaker = Some(if i % 2 == 0 { "Ana" } else { "Ben" }.to_owned());
+            w
+        })
+        .collect();
+    let mut c = base();
+    c.speaker_colors = vec![Color::rgb(255, 90, 90), Color::rgb(90, 170, 255)];
+    render("field-speaker-colors", &speakers, &c, 1.5, &mut failures);
     finish(failures);
 }
 
