@@ -37,6 +37,7 @@
 
 mod breaks;
 mod emoji;
+mod emphasis;
 mod error;
 mod fonts;
 mod place;
@@ -48,6 +49,10 @@ mod timeline;
 
 pub use breaks::PAUSE_S;
 pub use emoji::{EmojiLexicon, emoji_for_word, emoji_for_word_in};
+pub use emphasis::{
+    FrequencyTable, MIN_SCORE, NAME_BONUS, NUMBER_SCORE, STOP_WORDS, TWO_FROM_WORDS, UNKNOWN_SCORE,
+    WordFrequencies,
+};
 pub use error::{Error, Result};
 pub use fonts::{DirFonts, FontData, FontFile, FontSource};
 pub use shape::{FaceId, PlacedGlyph, ShapedText, Shaper};

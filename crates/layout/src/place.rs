@@ -4,10 +4,13 @@
 
 use std::ops::Range;
 
-use caption_core::{Config, DisplayEmojis, DisplayMode, EffectMode, Word};
+use caption_core::{
+    Config, DisplayEmojis, DisplayMode, EMPHASIS_SCALE, EffectMode, Emphasis, Word,
+};
 use unicode_bidi::{BidiInfo, Level};
 
 use crate::breaks::{self, BreakWord, PageLimits, Widths};
+use crate::emphasis::{self, Candidate, WordFrequencies};
 use crate::prepare::{Prepared, prepare};
 use crate::state::EffectReach;
 use crate::text::joins_without_space;
@@ -36,9 +39,50 @@ impl Timeline {
         if frame.width_px == 0 || frame.height_px == 0 {
             return timeline;
         }
-        let prepared = prepare(words, config);
-        let spacing = Spacing::measure(&prepared, &timeline, measure);
-        let page_lines = page_lines(&prepared, &spacing, &timeline);
+        let mut prepared = prepare(words, config);
+        let mut spacing = Spacing::measure(&prepared, &timeline, measure);
+        let mut page_lines = page_lines(&prepared, &spacing, &timeline);
+        let automatic = config.emphasis != Emphasis::None
+            && !prepared.is_empty()
+            && prepared.iter().all(|p| p.emphasis.is_none());
+        if automatic {
+            let candidates: Vec<Candidate<'_>> = prepared
+                .iter()
+                .map(|p| Candidate {
+                    key: &p.key,
+                    capitalised: p.capitalised,
+                    starts_sentence: p.starts_sentence,
+                    filler: p.filler,
+                })
+                .collect();
+            let scores = emphasis::scores(&candidates, WordFrequencies::installed());
+            let pages = |page_lines: &[Vec<Range<usize>>]| -> Vec<Range<usize>> {
+                page_lines
+                    .iter()
+                    .filter_map(|lines| Some(lines.first()?.start..lines.last()?.end))
+                    .collect()
+            };
+            let marks = emphasis::choose(&scores, &pages(&page_lines));
+            for (p, mark) in prepared.iter_mut().zip(marks) {
+                p.emphasis = Some(mark);
+            }
+            if config.emphasis.grows() {
+                // Bigger words may page differently: the marks are chosen again on the new
+                // pages among the words already marked, so no page holds more than its share.
+                spacing = Spacing::measure(&prepared, &timeline, measure);
+                page_lines = self::page_lines(&prepared, &spacing, &timeline);
+                let kept: Vec<Option<f32>> = scores
+                    .iter()
+                    .zip(&prepared)
+                    .map(|(s, p)| s.filter(|_| p.emphasis == Some(true)))
+                    .collect();
+                let marks = emphasis::choose(&kept, &pages(&page_lines));
+                for (p, mark) in prepared.iter_mut().zip(marks) {
+                    p.emphasis = Some(mark);
+                }
+                spacing = Spacing::measure(&prepared, &timeline, measure);
+            }
+        }
         let placer = Placer::new(&timeline, config, &prepared, &spacing);
         for (page_index, lines) in page_lines.iter().enumerate() {
             placer.place_page(&mut timeline, page_index, lines);
@@ -131,12 +175,18 @@ impl Spacing {
         let space_px = measure.width_px(" ", font_px).max(0.0);
         let mut widths = Vec::with_capacity(prepared.len());
         let mut scales = Vec::with_capacity(prepared.len());
+        let grows = timeline.config.emphasis.grows();
         for p in prepared {
-            let w = measure.width_px(&p.text, font_px).max(0.0);
-            let (w, k) = if w > line_limit_px {
-                (line_limit_px, line_limit_px / w)
+            let size = if grows && p.emphasis == Some(true) {
+                EMPHASIS_SCALE
             } else {
-                (w, 1.0)
+                1.0
+            };
+            let w = measure.width_px(&p.text, font_px).max(0.0) * size;
+            let (w, k) = if w > line_limit_px {
+                (line_limit_px, size * line_limit_px / w)
+            } else {
+                (w, size)
             };
             widths.push(w);
             scales.push(k);
@@ -249,6 +299,8 @@ struct Placer<'a> {
     /// The height an emoji takes above its word, or above the page, gap included.
     emoji_band: f32,
     line_emoji_room: f32,
+    /// For each emphasised word, how many emphasised words come before it (its colour's turn).
+    emphasis_ordinals: Vec<Option<usize>>,
 }
 
 /// A page's lines stacked, before the block is placed, and the block's size.
@@ -304,6 +356,15 @@ impl<'a> Placer<'a> {
             emoji_gap: emoji_gap(font_px),
             emoji_band: emoji_px + emoji_gap(font_px),
             line_emoji_room: line_emoji_room(config, font_px, emoji_px),
+            emphasis_ordinals: prepared
+                .iter()
+                .scan(0, |count, p| {
+                    Some((p.emphasis == Some(true)).then(|| {
+                        *count += 1;
+                        *count - 1
+                    }))
+                })
+                .collect(),
         }
     }
 
@@ -511,6 +572,7 @@ impl<'a> Placer<'a> {
                 emoji: p.emoji.clone(),
                 emoji_rect: word_emoji_rect,
                 speaker: p.speaker,
+                emphasis: self.emphasis_ordinals[i],
             });
         }
         timeline.lines.push(LaidLine {

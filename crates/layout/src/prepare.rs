@@ -16,6 +16,16 @@ pub(crate) struct Prepared {
     pub(crate) emoji: Option<String>,
     /// The word's speaker, numbered by first appearance (the `speakerColors` index).
     pub(crate) speaker: Option<usize>,
+    /// The caller's emphasis mark, or the automatic choice once made.
+    pub(crate) emphasis: Option<bool>,
+    /// The bare word in lower case (what word frequencies are looked up by).
+    pub(crate) key: String,
+    /// The word as transcribed starts with a capital letter.
+    pub(crate) capitalised: bool,
+    /// The first word of a sentence.
+    pub(crate) starts_sentence: bool,
+    /// A filler ("um", "uh"): never emphasised.
+    pub(crate) filler: bool,
 }
 
 pub(crate) fn prepare(words: &[Word], config: &Config) -> Vec<Prepared> {
@@ -74,6 +84,11 @@ pub(crate) fn prepare(words: &[Word], config: &Config) -> Vec<Prepared> {
                 ends_clause: last && clause,
                 emoji: if last { emoji.clone() } else { None },
                 speaker,
+                emphasis: w.emphasis,
+                key: caption_core::bare_word(piece).to_lowercase(),
+                capitalised: piece.chars().next().is_some_and(char::is_uppercase),
+                starts_sentence: sentence_start && k == 0,
+                filler: w.filler,
             });
         }
         sentence_start = sentence;

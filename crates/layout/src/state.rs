@@ -408,6 +408,8 @@ impl Timeline {
             let active = visibility == Visibility::Active;
             let text_color = if active && !c.word_has_background {
                 colors.hilight_color.nth(n).unwrap_or(base)
+            } else if let (Some(k), true) = (w.emphasis, c.emphasis.colors()) {
+                colors.hilight_color.nth(k).unwrap_or(base)
             } else {
                 base
             };

@@ -142,6 +142,9 @@ pub struct LaidWord {
     /// The word's speaker, numbered by first appearance in the video (the index into the
     /// config's `speakerColors`, cycling).
     pub speaker: Option<usize>,
+    /// For a word drawn emphasised, its turn among the video's emphasised words (the index
+    /// into `hilightColor` it takes under `emphasis: COLOR`).
+    pub emphasis: Option<usize>,
 }
 
 /// A line of a page.

@@ -231,6 +231,101 @@ fn every_builtin_template() {
     finish(failures);
 }
 
+/// A longer script of everyday speech with numbers and names, for emphasis.
+fn talk() -> Vec<Word> {
+    let text = "So last week Maria and I drove to Lisbon to test the new camera. \
+                We filmed for 3 hours straight and honestly the battery lasted longer than \
+                I expected. The footage looks amazing in low light, even at 4K. \
+                If you want to see the settings we used, they are in the description, \
+                and I will answer every question in the comments.";
+    let mut t = 0.0;
+    text.split_whitespace()
+        .map(|token| {
+            let bare = caption_core::bare_word(token).to_lowercase();
+            let word = w(t, t + 0.3, &bare, token);
+            t += 0.35;
+            word
+        })
+        .collect()
+}
+
+/// The installed English table's stop words (its 250 most frequent words).
+fn english_stop_words() -> std::collections::HashSet<String> {
+    let home = std::env::var("HOME").unwrap();
+    let dir = std::env::var("CAPTIONS_MODELS")
+        .unwrap_or_else(|_| format!("{home}/.cache/caption-engine/models"));
+    let table = std::fs::read_to_string(format!("{dir}/word-frequencies/en.tsv"))
+        .expect("set-up installs the word frequencies (scripts/setup-wheel-models)");
+    table
+        .lines()
+        .take(caption_layout::STOP_WORDS)
+        .map(|l| l.split('\t').next().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn every_builtin_template_with_emphasis() {
+    let stop = english_stop_words();
+    let mut failures = Vec::new();
+    for template in Catalog::builtin().unwrap().templates() {
+        for words in [english(), talk()] {
+            let mut config = template.config.clone();
+            config.emphasis = caption_core::Emphasis::ColorSize;
+            let renderer = CaptionRenderer::new(&words, &config, FRAME, fonts()).unwrap();
+            let timeline = renderer.timeline();
+            let marked: Vec<&caption_layout::LaidWord> = timeline
+                .words
+                .iter()
+                .filter(|w| w.emphasis.is_some())
+                .collect();
+            assert!(!marked.is_empty(), "{}: nothing emphasised", template.id);
+            for page in &timeline.pages {
+                let on_page = timeline.words[page.words.clone()]
+                    .iter()
+                    .filter(|w| w.emphasis.is_some())
+                    .count();
+                let allowed = if page.words.len() >= caption_layout::TWO_FROM_WORDS {
+                    2
+                } else {
+                    1
+                };
+                assert!(
+                    on_page <= allowed,
+                    "{}: {on_page} on page {page:?}",
+                    template.id
+                );
+            }
+            for word in marked {
+                let key = caption_core::bare_word(&word.text).to_lowercase();
+                assert!(!stop.contains(&key), "{}: stop word {key:?}", template.id);
+            }
+        }
+        // "rocket" emphasised while "build" is spoken.
+        let mut config = template.config.clone();
+        config.emphasis = caption_core::Emphasis::ColorSize;
+        render(
+            &format!("emphasis-{}", template.id),
+            &english(),
+            &config,
+            1.7,
+            &mut failures,
+        );
+    }
+    // The caller's marks are used as given, under COLOR only.
+    let mut words = english();
+    words[3].emphasis = Some(true);
+    let mut config = base();
+    config.emphasis = caption_core::Emphasis::Color;
+    render(
+        "emphasis-by-hand-color",
+        &words,
+        &config,
+        1.7,
+        &mut failures,
+    );
+    finish(failures);
+}
+
 #[test]
 fn every_mode_value() {
     let mut failures = Vec::new();
