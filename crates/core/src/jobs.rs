@@ -20,6 +20,7 @@ pub struct TranscriptRequest {
     /// Extension: `transcribe` (the default) keeps the spoken language; `translate` gives
     /// English words whatever the language spoken (a multilingual model is needed).
     #[serde(default)]
+    #[schemars(with = "Option<TranscriptTask>")]
     pub task: TranscriptTask,
 }
 
@@ -143,6 +144,7 @@ pub struct GenerateRequest {
     pub template_id: Option<String>,
     /// Extension: what to write (default `video`, the burned video).
     #[serde(default)]
+    #[schemars(with = "Option<OutputKind>")]
     pub output: OutputKind,
 }
 

@@ -426,10 +426,6 @@ impl Walker {
             speaker_colors: Self::field(map, "speakerColors").and_then(|v| {
                 self.color_list(v, &join(path, "speakerColors"), rules::MAX_SPEAKER_COLORS)
             }),
-            cut_pauses_s: Self::field(map, "cutPausesS")
-                .and_then(|v| self.number(v, &join(path, "cutPausesS"), rules::CUT_PAUSES_S))
-                .map(|n| n as f32),
-            cut_fillers: self.bool(map, path, "cutFillers"),
         }
     }
 

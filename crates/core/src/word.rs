@@ -26,8 +26,10 @@ pub struct Word {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = rules::MAX_EMOJI_CHARS))]
     pub emoji: Option<String>,
-    /// Extension: a filler ("um", "uh", ...), which `cutFillers` removes with its audio and video.
+    /// Extension: a filler ("um", "uh", ...), which is never emphasised.
+    // `null` reads as absent, as for every optional field.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[schemars(with = "Option<bool>")]
     pub filler: bool,
     /// Extension: the word carries its page's meaning and is drawn emphasised when the config's
     /// `emphasis` is not `NONE`. When no word of a request has it, the engine chooses.
