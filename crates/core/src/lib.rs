@@ -42,6 +42,7 @@ mod catalog;
 mod components;
 mod config;
 mod error;
+mod filler;
 mod jobs;
 mod patch;
 mod problems;
@@ -62,6 +63,7 @@ pub use config::{
     Sizes, SpokenMode, Template, TemplateSummary,
 };
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};
+pub use filler::mark_fillers;
 pub use jobs::{
     CreateJobResponse, GenerateRequest, GenerateResponse, JobError, JobStatus, OutputKind,
     TranscriptRequest, TranscriptResult, TranscriptTask, UploadDescriptor,

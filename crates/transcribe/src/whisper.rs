@@ -494,6 +494,7 @@ impl Transcriber for WhisperTranscriber {
         report(options, 0);
         let (mut words, language, signal) = self.transcribe_rough(samples, options)?;
         self.refine(samples, &mut words, language, &signal);
+        caption_core::mark_fillers(&mut words);
         report(options, 100);
         Ok(Transcript {
             words,
@@ -521,6 +522,7 @@ impl Transcriber for WhisperTranscriber {
             word.end = round_ms(word.end.min(total_s)).max(word.start);
         }
         self.refine(samples, &mut words, language, &signal);
+        caption_core::mark_fillers(&mut words);
         report(options, 100);
         Ok(Transcript {
             words,
