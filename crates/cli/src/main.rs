@@ -72,6 +72,10 @@ enum Command {
         /// `base`); they are timed by whisper alone, not by the forced aligner.
         #[arg(long)]
         translate: bool,
+        /// Keep the fillers of English speech ("um", "uh") as words, marked `"filler": true`,
+        /// for `captions burn --cut-fillers`; whisper leaves most of them out otherwise.
+        #[arg(long, conflicts_with = "translate")]
+        keep_fillers: bool,
         /// Output format (default: from the output file's extension, else json).
         #[arg(long, value_enum)]
         format: Option<formats::Format>,
@@ -161,6 +165,14 @@ enum Command {
         /// alpha), `-o captions.webm` (VP9 with alpha) or `-o frames` (a new folder of PNGs).
         #[arg(long, conflicts_with = "keep_hdr")]
         overlay_only: bool,
+        /// Shorten every pause longer than this many seconds to it (0.1 to 10), measured
+        /// between the words and the voice heard; the captions follow the cut video.
+        #[arg(long, value_name = "SECONDS", conflicts_with = "overlay_only")]
+        cut_pauses: Option<f32>,
+        /// Cut the filler words ("um", "uh", "erm", a "like" set off by commas) with their
+        /// sound and picture. With --transcribe, the fillers are kept in the transcript first.
+        #[arg(long, conflicts_with = "overlay_only")]
+        cut_fillers: bool,
         /// Cores to use for transcribing, drawing and encoding; 0 (the default) uses them all,
         /// shared with other transcriptions running on this machine.
         #[arg(long, env = "CAPTIONS_THREADS", default_value_t = 0)]
@@ -312,6 +324,7 @@ fn main() -> ExitCode {
             lang,
             model,
             translate,
+            keep_fillers,
             format,
             output,
             threads,
@@ -323,7 +336,10 @@ fn main() -> ExitCode {
                 model: &model,
                 threads,
             },
-            translate,
+            media_cmds::Hearing {
+                translate,
+                keep_fillers,
+            },
             format,
             output.as_deref(),
             &style.as_style(),
@@ -373,6 +389,8 @@ fn main() -> ExitCode {
             crf,
             keep_hdr,
             overlay_only,
+            cut_pauses,
+            cut_fillers,
             threads,
             templates_dir,
         } => media_cmds::burn(&media_cmds::BurnArgs {
@@ -388,6 +406,8 @@ fn main() -> ExitCode {
             crf,
             keep_hdr,
             overlay_only,
+            cut_pauses,
+            cut_fillers,
             threads,
             templates_dir: templates_dir.as_deref(),
         }),

@@ -121,9 +121,17 @@ fn destination<'a>(
     })
 }
 
+/// What a transcription listens for besides the words.
+pub struct Hearing {
+    /// English words whatever the language spoken.
+    pub translate: bool,
+    /// Fillers kept as words.
+    pub keep_fillers: bool,
+}
+
 pub fn transcribe(
     input: &Input<'_>,
-    translate: bool,
+    hearing: Hearing,
     format: Option<Format>,
     output: Option<&Path>,
     style_args: &Style<'_>,
@@ -136,7 +144,9 @@ pub fn transcribe(
     let words = captioner
         .transcribe(
             input.file,
-            &task(input.lang, &progress).translate(translate),
+            &task(input.lang, &progress)
+                .translate(hearing.translate)
+                .keep_fillers(hearing.keep_fillers),
         )
         .with_context(|| format!("transcribing {}", input.file.display()))?;
     progress.finish_and_clear();
@@ -225,6 +235,10 @@ pub struct BurnArgs<'a> {
     pub keep_hdr: bool,
     /// The captions alone on a transparent background (the output's name says which format).
     pub overlay_only: bool,
+    /// Pauses longer than this are cut to it (`cutPausesS` over the config's).
+    pub cut_pauses: Option<f32>,
+    /// Fillers are cut (`cutFillers`, or the config's).
+    pub cut_fillers: bool,
     /// Cores; 0: every core.
     pub threads: usize,
     pub templates_dir: Option<&'a Path>,
@@ -240,6 +254,16 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
         caption_media::check_output(args.output)?;
     }
     paths::not_the_input(args.video, args.output)?;
+    if let Some(pause) = args.cut_pauses {
+        let range = caption_core::rules::CUT_PAUSES_S;
+        if !(f64::from(pause) >= range.min && f64::from(pause) <= range.max) {
+            bail!(
+                "--cut-pauses: must be between {} and {} seconds (got {pause})",
+                range.min,
+                range.max
+            );
+        }
+    }
     let info = caption_media::probe(args.video)?;
     let path = args.video.to_owned();
     match &info.video {
@@ -265,13 +289,26 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
     };
     limit_threads(args.threads);
     let captioner = captioner(args.model, args.templates_dir, args.threads, args.threads)?;
-    let config = style(&captioner, args.template, args.config)?;
+    let mut config = style(&captioner, args.template, args.config)?;
+    if args.cut_pauses.is_some() {
+        config.cut_pauses_s = args.cut_pauses;
+    }
+    config.cut_fillers |= args.cut_fillers;
+    if args.overlay_only && (config.cut_pauses_s.is_some() || config.cut_fillers) {
+        bail!(
+            "--overlay-only: a caption layer keeps the video's timeline, so the config cannot \
+             cut pauses or fillers (cutPausesS, cutFillers); cut in the editor instead"
+        );
+    }
     let words = match given_words {
         Some(words) => words,
         None => {
             let progress = bar("transcribing");
             let words = captioner
-                .transcribe(args.video, &task(args.lang, &progress))
+                .transcribe(
+                    args.video,
+                    &task(args.lang, &progress).keep_fillers(config.cut_fillers),
+                )
                 .with_context(|| format!("transcribing {}", args.video.display()))?;
             progress.finish_and_clear();
             words
@@ -336,8 +373,13 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
     for warning in &result.warnings {
         eprintln!("warning: {}: {warning}", args.video.display());
     }
+    let cut = if result.cut_s > 0.0 {
+        format!(", {:.2} s cut", result.cut_s)
+    } else {
+        String::new()
+    };
     eprintln!(
-        "{} → {} ({} frames, {} words, {:.1} s)",
+        "{} → {} ({} frames, {} words{cut}, {:.1} s)",
         args.video.display(),
         args.output.display(),
         result.frames,

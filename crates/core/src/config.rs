@@ -419,6 +419,21 @@ pub struct Config {
     )]
     #[schemars(length(max = rules::MAX_SPEAKER_COLORS))]
     pub speaker_colors: Vec<Color>,
+    /// Every pause longer than this many seconds is cut to this length (absent: none is).
+    #[serde(
+        rename = "cutPausesS",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(range(min = rules::CUT_PAUSES_S.min, max = rules::CUT_PAUSES_S.max))]
+    pub cut_pauses_s: Option<f32>,
+    /// Filler words (`"filler": true`) are cut with their audio and video.
+    #[serde(
+        rename = "cutFillers",
+        default,
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub cut_fillers: bool,
 }
 
 fn default_font_weight() -> u16 {

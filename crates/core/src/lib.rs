@@ -41,6 +41,7 @@ mod wire_enum;
 mod catalog;
 mod components;
 mod config;
+mod cuts;
 mod error;
 mod filler;
 mod jobs;
@@ -62,6 +63,7 @@ pub use config::{
     EMPHASIS_SCALE, EffectMode, EffectType, Emphasis, Modes, Position, REFERENCE_SHORT_SIDE_PX,
     Sizes, SpokenMode, Template, TemplateSummary,
 };
+pub use cuts::{CutPlan, CutRules, Span};
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};
 pub use filler::mark_fillers;
 pub use jobs::{

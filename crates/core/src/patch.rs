@@ -248,6 +248,21 @@ pub struct ConfigPatch {
     )]
     #[schemars(length(max = rules::MAX_SPEAKER_COLORS))]
     pub speaker_colors: Option<Vec<Color>>,
+    /// Replaces `cutPausesS`.
+    #[serde(
+        rename = "cutPausesS",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(range(min = rules::CUT_PAUSES_S.min, max = rules::CUT_PAUSES_S.max))]
+    pub cut_pauses_s: Option<f32>,
+    /// Replaces `cutFillers`.
+    #[serde(
+        rename = "cutFillers",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cut_fillers: Option<bool>,
 }
 
 impl ConfigPatch {
@@ -307,6 +322,10 @@ impl ConfigPatch {
         if let Some(colors) = &self.speaker_colors {
             out.speaker_colors.clone_from(colors);
         }
+        if self.cut_pauses_s.is_some() {
+            out.cut_pauses_s = self.cut_pauses_s;
+        }
+        set(&mut out.cut_fillers, self.cut_fillers);
         out
     }
 
@@ -366,6 +385,8 @@ impl ConfigPatch {
             max_width: self.max_width.unwrap_or(DEFAULT_MAX_WIDTH),
             emphasis: self.emphasis.unwrap_or_default(),
             speaker_colors: self.speaker_colors.unwrap_or_default(),
+            cut_pauses_s: self.cut_pauses_s,
+            cut_fillers: self.cut_fillers.unwrap_or_default(),
         })
     }
 }

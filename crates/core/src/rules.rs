@@ -82,6 +82,11 @@ pub const MAX_EMOJI_CHARS: usize = 16;
 pub const MAX_SPEAKER_CHARS: usize = 100;
 /// Most colours in `speakerColors`.
 pub const MAX_SPEAKER_COLORS: usize = 16;
+/// `cutPausesS`: the longest a pause may stay, seconds.
+pub const CUT_PAUSES_S: NumberRange = NumberRange {
+    min: 0.1,
+    max: 10.0,
+};
 /// Largest word list a request may carry (about ten hours of speech).
 pub const MAX_WORDS: usize = 200_000;
 

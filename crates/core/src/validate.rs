@@ -426,6 +426,10 @@ impl Walker {
             speaker_colors: Self::field(map, "speakerColors").and_then(|v| {
                 self.color_list(v, &join(path, "speakerColors"), rules::MAX_SPEAKER_COLORS)
             }),
+            cut_pauses_s: Self::field(map, "cutPausesS")
+                .and_then(|v| self.number(v, &join(path, "cutPausesS"), rules::CUT_PAUSES_S))
+                .map(|n| n as f32),
+            cut_fillers: self.bool(map, path, "cutFillers"),
         }
     }
 
@@ -634,6 +638,17 @@ pub fn parse_generate_request_with(
     let output = w
         .wire_enum(map, "", "output", OutputKind::NAMES, OutputKind::from_wire)
         .unwrap_or_default();
+    if output != OutputKind::Video {
+        // A caption layer is laid over the uncut video in an editor.
+        let rule = "cannot be used with an overlay output (a caption layer keeps the input's \
+                    timeline); cut in the editor, or ask for \"output\": \"video\"";
+        if config.cut_pauses_s.is_some() {
+            w.fail("config.cutPausesS", rule);
+        }
+        if config.cut_fillers == Some(true) {
+            w.fail("config.cutFillers", rule);
+        }
+    }
     let request = input.map(|input| GenerateRequest {
         input,
         words,

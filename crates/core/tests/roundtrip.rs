@@ -51,6 +51,8 @@ prop_compose! {
         max_width in grid(0.125, 1.0),
         emphasis in pick(Emphasis::ALL),
         speaker_colors in prop::collection::vec(color(), 0..4),
+        cut_pauses_s in prop::option::of(grid(0.125, 10.0)),
+        cut_fillers in any::<bool>(),
     ) -> Config {
         Config {
             colors: Colors {
@@ -75,6 +77,8 @@ prop_compose! {
             max_width,
             emphasis,
             speaker_colors,
+            cut_pauses_s,
+            cut_fillers,
         }
     }
 }

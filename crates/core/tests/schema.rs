@@ -76,6 +76,7 @@ fn valid_config() -> Value {
         role["colors"] = json!([{"r": 10, "g": 20, "b": 30, "a": 255}]);
     }
     config["speakerColors"] = json!([{"r": 10, "g": 20, "b": 30, "a": 255}]);
+    config["cutPausesS"] = json!(0.4);
     config
 }
 
@@ -172,9 +173,9 @@ fn check_bounds(
 fn the_validator_keeps_every_bound_of_the_config_schema() {
     let check = |value: &Value| parse_config_patch(value, "config").map(|_| ());
     let checked = check_bounds("ConfigPatch", &valid_config(), "config", &check);
-    // 5 sizes, 2 counts, fontWeight, maxWidth, x and y, 4 channels of 6 roles and of a speaker
-    // colour; 8 enums; font.
-    assert_eq!(checked, 5 + 2 + 1 + 1 + 2 + 4 * 7 + 8 + 1);
+    // 5 sizes, 2 counts, fontWeight, maxWidth, x and y, cutPausesS, 4 channels of 6 roles and of
+    // a speaker colour; 8 enums; font.
+    assert_eq!(checked, 5 + 2 + 1 + 1 + 2 + 1 + 4 * 7 + 8 + 1);
 }
 
 #[test]
@@ -237,6 +238,8 @@ fn a_complete_config_requires_what_the_config_schema_requires() {
     required.sort_unstable();
     // The template shape of the interface: every field but the extensions, which have defaults.
     let extensions = [
+        "cutFillers",
+        "cutPausesS",
         "emphasis",
         "fontWeight",
         "maxWidth",

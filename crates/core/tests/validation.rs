@@ -211,6 +211,16 @@ fn cases() -> Vec<(Value, &'static str, &'static str)> {
             "must be an array",
         ),
         (
+            generate(json!({"cutPausesS": 0.05})),
+            "config.cutPausesS",
+            "from 0.1 to 10",
+        ),
+        (
+            generate(json!({"cutFillers": "yes"})),
+            "config.cutFillers",
+            "true or false",
+        ),
+        (
             json!({"input": "a", "words": [{"start": 0, "end": 1, "word": "um", "punctuated_word": "um", "filler": 1}]}),
             "words[0].filler",
             "true or false",
@@ -226,6 +236,16 @@ fn cases() -> Vec<(Value, &'static str, &'static str)> {
             "at most 100 characters",
         ),
         (
+            json!({"input": "a", "words": [], "output": "overlay-mov", "config": {"cutPausesS": 0.4}}),
+            "config.cutPausesS",
+            "cannot be used with an overlay output",
+        ),
+        (
+            json!({"input": "a", "words": [], "output": "overlay-webm", "config": {"cutFillers": true}}),
+            "config.cutFillers",
+            "cannot be used with an overlay output",
+        ),
+        (
             json!({"input": "a", "words": [], "output": "gif"}),
             "output",
             "must be one of video, overlay-mov, overlay-webm",
@@ -237,13 +257,18 @@ fn cases() -> Vec<(Value, &'static str, &'static str)> {
 fn the_editing_fields_parse_and_merge() {
     let body = json!({
         "input": "a",
-        "output": "overlay-webm",
         "words": [{"start": 0, "end": 1, "word": "um", "punctuated_word": "Um,",
                    "filler": true, "emphasis": false, "speaker": "Ana"}],
-        "config": {"emphasis": "COLOR_SIZE", "speakerColors": [{"r": 255, "g": 0, "b": 0}]},
+        "config": {"emphasis": "COLOR_SIZE", "speakerColors": [{"r": 255, "g": 0, "b": 0}],
+                   "cutPausesS": 0.4, "cutFillers": true},
     });
     let request = parse_generate_request(&body).unwrap();
-    assert_eq!(request.output, caption_core::OutputKind::OverlayWebm);
+    assert_eq!(request.output, caption_core::OutputKind::Video);
+    let overlay = json!({"input": "a", "words": [], "output": "overlay-webm"});
+    assert_eq!(
+        parse_generate_request(&overlay).unwrap().output,
+        caption_core::OutputKind::OverlayWebm
+    );
     let word = &request.words[0];
     assert!(word.filler);
     assert_eq!(word.emphasis, Some(false));
@@ -257,6 +282,8 @@ fn the_editing_fields_parse_and_merge() {
         config.speaker_colors,
         vec![caption_core::Color::rgb(255, 0, 0)]
     );
+    assert_eq!(config.cut_pauses_s, Some(0.4));
+    assert!(config.cut_fillers);
     // Words and configs without the fields read as before and write nothing new.
     let plain = serde_json::to_value(caption_core::Word::new(0.0, 1.0, "hi")).unwrap();
     assert_eq!(plain.as_object().unwrap().len(), 4, "{plain}");

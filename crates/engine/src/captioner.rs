@@ -1,11 +1,13 @@
 //! The front door: transcribe, align, burn and preview local files, with nothing else running.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use caption_core::{
-    Catalog, Config, ConfigPatch, ExportOptions, SubtitleFormat, Template, TemplateSummary, Word,
+    Catalog, Config, ConfigPatch, CutPlan, CutRules, ExportOptions, SubtitleFormat, Template,
+    TemplateSummary, Word,
 };
 use caption_media::{BurnOptions, BurnReport, LayerReport};
 use caption_render::{CaptionRenderer, FrameSize, SystemFonts};
@@ -325,6 +327,7 @@ impl Captioner {
         let mut options = TranscribeOptions::default()
             .language(task.language_code())
             .translate(task.translates())
+            .keep_fillers(task.keeps_fillers())
             .threads(self.inner.threads);
         if let Some(report) = task.reporter(stage) {
             options = options.progress(report);
@@ -436,14 +439,63 @@ impl Captioner {
         task: &Task,
     ) -> Result<BurnReport> {
         let input = input.as_ref();
-        let source = self.caption_source(input, words, style)?;
-        let options = self.media_options(options, task);
+        let plan = self.plan_cuts(input, words, style)?;
+        let (words, options) = if plan.is_empty() {
+            (Cow::Borrowed(words), Cow::Borrowed(options))
+        } else {
+            let cuts = plan.cuts().iter().map(|c| (c.start_s, c.end_s));
+            let options = options.clone().with_cuts(cuts);
+            (Cow::Owned(plan.retime(words)), Cow::Owned(options))
+        };
+        let source = self.caption_source(input, &words, style)?;
+        let options = self.media_options(&options, task);
         Ok(caption_media::burn(
             input,
             output.as_ref(),
             &source,
             &options,
         )?)
+    }
+
+    /// What `style`'s `cutPausesS` and `cutFillers` cut out of `input`, given its `words`:
+    /// the pauses are measured between the words and the voice the transcriber hears, and the
+    /// cuts fall on the video's frame boundaries. Empty when the style cuts nothing.
+    ///
+    /// # Errors
+    ///
+    /// As [`Captioner::burn`]; [`ModelMissing`](crate::ErrorCode::ModelMissing) when pauses
+    /// are cut and no model is installed (its voice detection finds them).
+    pub fn plan_cuts(
+        &self,
+        input: impl AsRef<Path>,
+        words: &[Word],
+        style: &Config,
+    ) -> Result<CutPlan> {
+        let rules = CutRules::from_config(style);
+        if rules.is_empty() {
+            return Ok(CutPlan::default());
+        }
+        let input = input.as_ref();
+        let info = caption_media::probe(input)?;
+        let frame_s = info
+            .video
+            .as_ref()
+            .map(|v| v.frame_rate_fps)
+            .filter(|fps| *fps > 0.0)
+            .map_or(0.0, |fps| 1.0 / fps);
+        let voice = if rules.pause_s.is_some() && info.audio.is_some() {
+            let samples = caption_media::decode_audio_16k_mono(input)?;
+            self.transcriber()?.voice_regions(&samples)?
+        } else {
+            Vec::new()
+        };
+        Ok(CutPlan::plan(
+            words,
+            &voice,
+            &rules,
+            frame_s,
+            info.duration_s,
+        ))
     }
 
     /// The captions alone on a transparent background, at `input`'s size (upright), frame
@@ -483,6 +535,18 @@ impl Captioner {
     ) -> Result<LayerReport> {
         let input = input.as_ref();
         caption_media::LayerFormat::for_output(output.as_ref())?;
+        if !CutRules::from_config(style).is_empty() {
+            let field = if style.cut_fillers {
+                "config.cutFillers"
+            } else {
+                "config.cutPausesS"
+            };
+            return Err(Error::invalid(
+                field,
+                "a caption layer keeps the input's timeline for an editor, so it cannot cut; \
+                 burn the captions instead, or cut in the editor",
+            ));
+        }
         let source = self.caption_source(input, words, style)?;
         let options = self.media_options(options, task);
         Ok(caption_media::write_layer(

@@ -106,6 +106,7 @@ type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 pub struct Task {
     language: String,
     translate: bool,
+    keep_fillers: bool,
     progress: Option<ProgressFn>,
     cancel: Option<Cancel>,
 }
@@ -115,6 +116,7 @@ impl fmt::Debug for Task {
         f.debug_struct("Task")
             .field("language", &self.language_code())
             .field("translate", &self.translate)
+            .field("keep_fillers", &self.keep_fillers)
             .field("progress", &self.progress.is_some())
             .field("cancel", &self.cancel)
             .finish()
@@ -146,6 +148,20 @@ impl Task {
     /// Whether the speech is translated into English.
     pub fn translates(&self) -> bool {
         self.translate
+    }
+
+    /// `true` to keep the fillers of English speech ("um", "uh") as words, marked `filler`, so
+    /// that a burn with `cutFillers` can cut them: whisper leaves most of them out otherwise.
+    /// It costs a little accuracy on the other words, so it is off by default.
+    #[must_use]
+    pub fn keep_fillers(mut self, keep: bool) -> Self {
+        self.keep_fillers = keep;
+        self
+    }
+
+    /// Whether fillers are kept as words.
+    pub fn keeps_fillers(&self) -> bool {
+        self.keep_fillers
     }
 
     /// Calls `report` as the work goes on (from the working thread: keep it short).

@@ -16,6 +16,7 @@
 mod aac;
 mod audio;
 mod colour;
+mod cuts;
 mod decode;
 mod encode;
 mod frame_loop;

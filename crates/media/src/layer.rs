@@ -127,7 +127,8 @@ pub struct LayerReport {
 /// # Errors
 /// As [`crate::burn`]: [`Error::NotFound`], [`Error::Unreadable`], [`Error::NoVideo`],
 /// [`Error::StillImage`], [`Error::Empty`], [`Error::TooLarge`],
-/// [`Error::UnsupportedOutput`], [`Error::Encode`], [`Error::Io`], [`Error::Cancelled`].
+/// [`Error::UnsupportedOutput`] (also for [`BurnOptions::cuts`]: a layer cannot be cut),
+/// [`Error::Encode`], [`Error::Io`], [`Error::Cancelled`].
 pub fn write_layer(
     input: impl AsRef<Path>,
     output: impl AsRef<Path>,
@@ -137,6 +138,12 @@ pub fn write_layer(
     let started = Instant::now();
     let (input, output) = (input.as_ref(), output.as_ref());
     let format = LayerFormat::for_output(output)?;
+    if !options.cuts.is_empty() {
+        return Err(Error::UnsupportedOutput {
+            path: output.to_owned(),
+            reason: "a caption layer keeps the input's timeline, so it cannot be cut".to_owned(),
+        });
+    }
     let timing = FrameTimes::read(input)?;
     let partial = Partial::beside(output, format)?;
     let mut writer = LayerWriter::open(&partial.target, format, &timing)?;

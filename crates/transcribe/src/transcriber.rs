@@ -62,6 +62,10 @@ pub trait Transcriber: Send + Sync + fmt::Debug {
         options: &TranscribeOptions,
     ) -> Result<Transcript>;
 
+    /// Where `samples_16k_mono` has a voice, in time order: the regions a transcription looks
+    /// for words in. Pauses are what lies between them.
+    fn voice_regions(&self, samples_16k_mono: &[f32]) -> Result<Vec<caption_core::Span>>;
+
     /// Whether languages other than English can be transcribed.
     fn is_multilingual(&self) -> bool;
 
@@ -83,6 +87,8 @@ pub struct TranscribeOptions {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Translate the speech into English words (a multilingual model is needed).
     pub translate: bool,
+    /// Keep the "um"s and "uh"s of English speech as words (whisper leaves most out).
+    pub keep_fillers: bool,
     /// Set by `transcribe_source` for the windows of one input.
     pub(crate) carry: Option<Carry>,
 }
@@ -93,6 +99,7 @@ impl fmt::Debug for TranscribeOptions {
             .field("language", &self.language)
             .field("threads", &self.threads)
             .field("translate", &self.translate)
+            .field("keep_fillers", &self.keep_fillers)
             .field("progress", &self.progress.as_ref().map(|_| "Fn(u8)"))
             .field("cancel", &self.cancel)
             .finish()
@@ -111,6 +118,15 @@ impl TranscribeOptions {
     /// cannot place English words on speech in another language.
     pub fn translate(mut self, translate: bool) -> Self {
         self.translate = translate;
+        self
+    }
+
+    /// `true` to keep the fillers ("um", "uh") of English speech as words, marked `filler`,
+    /// so that they can be cut. Whisper writes clean text and leaves most of them out; asked
+    /// to keep them, it is steered towards verbatim text, which costs a little accuracy on the
+    /// other words.
+    pub fn keep_fillers(mut self, keep: bool) -> Self {
+        self.keep_fillers = keep;
         self
     }
 

@@ -30,6 +30,9 @@ const LOW_CONFIDENCE: f32 = 0.4;
 /// whisper.cpp refuses inputs shorter than 1 s; short pieces are padded with silence.
 const MIN_INPUT_SAMPLES: usize = SAMPLE_RATE_HZ * 3 / 2;
 const BEAM_SIZE: i32 = 5;
+/// The context that makes whisper keep fillers: text written the way it was spoken.
+const FILLER_PROMPT: &str = "Umm, let me think like, hmm... Okay, here's what I'm, like, \
+                             thinking. Uh, so, um, I mean, you know, uh, it was, er, good.";
 
 /// Tuning of the backend (defaults measured with `scripts/bench-transcribe`).
 #[derive(Debug, Clone, Copy, Default)]
@@ -200,6 +203,10 @@ impl WhisperTranscriber {
         params.set_n_threads(cores.count() as i32);
         params.set_language(Some(language.unwrap_or("auto")));
         params.set_translate(options.translate);
+        if options.keep_fillers && language == Some("en") && !options.translate {
+            // Whisper writes what its context looks like: a verbatim one keeps the fillers.
+            params.set_initial_prompt(FILLER_PROMPT);
+        }
         // Every piece stands alone: carrying text over lets one hallucination breed more.
         params.set_no_context(true);
         params.set_token_timestamps(true);
@@ -528,6 +535,21 @@ impl Transcriber for WhisperTranscriber {
             words,
             language: language.map(str::to_owned),
         })
+    }
+
+    fn voice_regions(&self, samples: &[f32]) -> Result<Vec<caption_core::Span>> {
+        if let Some(index) = samples.iter().position(|x| !x.is_finite()) {
+            return Err(Error::NonFiniteAudio { index });
+        }
+        let sound = speech::speech_regions(samples, &self.tuning.gate);
+        let regions = match &self.vad {
+            Some(vad) => vad::restrict(&sound, &vad.speech(samples)?),
+            None => sound,
+        };
+        Ok(regions
+            .into_iter()
+            .map(|r| caption_core::Span::new(r.start_s, r.end_s))
+            .collect())
     }
 
     fn is_multilingual(&self) -> bool {

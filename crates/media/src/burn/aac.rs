@@ -7,6 +7,7 @@ use ffmpeg::format::context::Output;
 use ffmpeg::{Packet, Rational, Rescale as _, codec, encoder, frame};
 use ffmpeg_next as ffmpeg;
 
+use super::cuts::{AudioCutter, Cuts};
 use crate::ff;
 use crate::{Error, Result};
 
@@ -29,16 +30,21 @@ pub(super) struct AudioEncoder {
     /// Planar f32 samples waiting for a whole encoder frame (1024 for AAC).
     fifo: Vec<Vec<f32>>,
     next_pts: Option<i64>,
+    /// The cuts the samples pass through on their way to the FIFO, and the media's start
+    /// (seconds) their times count from.
+    cutter: Option<(AudioCutter, f64)>,
 }
 
 impl AudioEncoder {
     /// Opens an AAC encoder for what `decoder` decodes from the input stream `ist`, and adds
-    /// its stream to `octx` (whose header is not written yet).
+    /// its stream to `octx` (whose header is not written yet). The samples inside `cuts`
+    /// (seconds from the media's start, `start_s` in the input's time) are left out.
     pub(super) fn open(
         decoder: &ffmpeg::decoder::Audio,
         ist: &ffmpeg::format::stream::Stream<'_>,
         octx: &mut Output,
         global_header: bool,
+        (cuts, start_s): (&Cuts, f64),
         path: &Path,
     ) -> Result<Self> {
         let encode_err = |err: ffmpeg::Error| ff::encode_error(path, &err);
@@ -81,6 +87,8 @@ impl AudioEncoder {
             resampler: None,
             fifo: vec![Vec::new(); channels as usize],
             next_pts: None,
+            cutter: (!cuts.is_empty())
+                .then(|| (AudioCutter::new(cuts, rate, channels as usize), start_s)),
         })
     }
 
@@ -108,7 +116,11 @@ impl AudioEncoder {
         }
         if self.next_pts.is_none() {
             let start = frame.timestamp().or(frame.pts()).unwrap_or(0);
-            self.next_pts = Some(start.rescale(self.in_tb, Rational::new(1, self.rate as i32)));
+            let start = start.rescale(self.in_tb, Rational::new(1, self.rate as i32));
+            self.next_pts = Some(start);
+            if let Some((cutter, start_s)) = &mut self.cutter {
+                cutter.seek(start - (*start_s * f64::from(self.rate)).round() as i64);
+            }
         }
         let from = (frame.format(), layout.bits(), frame.rate());
         if self.resampler.as_ref().is_none_or(|(_, key)| *key != from) {
@@ -137,15 +149,28 @@ impl AudioEncoder {
                 .map_err(|e| ff::encode_error(path, &e))?;
         }
         let samples = out.samples();
-        for (ch, fifo) in self.fifo.iter_mut().enumerate() {
-            let plane: &[f32] = out.plane(ch);
-            fifo.extend_from_slice(&plane[..samples.min(plane.len())]);
+        let planes: Vec<&[f32]> = (0..self.fifo.len())
+            .map(|ch| {
+                let plane: &[f32] = out.plane(ch);
+                &plane[..samples.min(plane.len())]
+            })
+            .collect();
+        match &mut self.cutter {
+            Some((cutter, _)) => cutter.process(&planes, &mut self.fifo),
+            None => {
+                for (fifo, plane) in self.fifo.iter_mut().zip(&planes) {
+                    fifo.extend_from_slice(plane);
+                }
+            }
         }
         self.drain_fifo(false, octx, path)
     }
 
     /// Encodes what is left (the short last frame included) and flushes the encoder.
     pub(super) fn finish(&mut self, octx: &mut Output, path: &Path) -> Result<()> {
+        if let Some((cutter, _)) = &mut self.cutter {
+            cutter.finish(&mut self.fifo);
+        }
         self.drain_fifo(true, octx, path)?;
         self.encoder
             .send_eof()

@@ -9,6 +9,7 @@ use ffmpeg::{Packet, Rational, codec, encoder, frame, media};
 use ffmpeg_next as ffmpeg;
 
 use super::aac::AudioEncoder;
+use super::cuts::Cuts;
 use super::decode::open_audio_decoder;
 use super::options::AudioOutcome;
 use crate::Result;
@@ -27,10 +28,12 @@ pub(super) enum AudioPlan {
 }
 
 impl AudioPlan {
-    /// The input's best audio stream, if any, and what to do with it for `muxer`.
+    /// The input's best audio stream, if any, and what to do with it for `muxer`; `cut`
+    /// (spans are cut out) asks for decoding, since packets cannot be cut to the sample.
     pub(super) fn for_input(
         ictx: &Input,
         muxer: &str,
+        cut: bool,
         input_path: &Path,
     ) -> Result<(Option<usize>, Self)> {
         let audio_index = ff::best_stream(ictx, media::Type::Audio);
@@ -40,7 +43,7 @@ impl AudioPlan {
                 let id = stream.parameters().id();
                 let codec = ffmpeg::decoder::find(id)
                     .map_or_else(|| format!("{id:?}"), |c| c.name().to_owned());
-                if muxer_accepts(muxer, id) {
+                if !cut && muxer_accepts(muxer, id) {
                     Self::Copy { codec }
                 } else {
                     let decoder = open_audio_decoder(&stream)
@@ -114,12 +117,13 @@ pub(super) enum WriterAudio {
 
 impl WriterAudio {
     /// Adds the audio stream `plan` asks for (from the input stream `ist`) to `octx`, whose
-    /// header is not written yet.
+    /// header is not written yet; re-encoded audio leaves `cuts` out.
     pub(super) fn add_stream(
         plan: &AudioPlan,
         ist: Option<ffmpeg::format::stream::Stream<'_>>,
         octx: &mut Output,
         global_header: bool,
+        cuts: (&Cuts, f64),
         path: &Path,
     ) -> Result<Self> {
         Ok(match (plan, ist) {
@@ -142,7 +146,7 @@ impl WriterAudio {
                 }
             }
             (AudioPlan::Encode { decoder, .. }, Some(ist)) => Self::Encode(Box::new(
-                AudioEncoder::open(decoder, &ist, octx, global_header, path)?,
+                AudioEncoder::open(decoder, &ist, octx, global_header, cuts, path)?,
             )),
             _ => Self::None,
         })

@@ -11,6 +11,7 @@ use ffmpeg_next as ffmpeg;
 
 use super::audio::{AudioPlan, WriterAudio};
 use super::colour::is_hdr;
+use super::cuts::Cuts;
 use super::decode::VideoInput;
 use super::options::BurnOptions;
 use super::writer::Writer;
@@ -27,6 +28,7 @@ pub(super) struct OutputPlan<'a> {
     pub(super) video: &'a VideoInput,
     pub(super) audio_index: Option<usize>,
     pub(super) audio: &'a AudioPlan,
+    pub(super) cuts: &'a Cuts,
 }
 
 impl OutputPlan<'_> {
@@ -46,8 +48,14 @@ impl OutputPlan<'_> {
         let (vcodec, venc) = self.open_video_encoder(first, sample_aspect, global_header)?;
         let video_out = self.add_video_stream(&mut octx, vcodec, &venc, sample_aspect)?;
         let audio_in = self.audio_index.and_then(|i| self.ictx.stream(i));
-        let mut audio =
-            WriterAudio::add_stream(self.audio, audio_in, &mut octx, global_header, self.path)?;
+        let mut audio = WriterAudio::add_stream(
+            self.audio,
+            audio_in,
+            &mut octx,
+            global_header,
+            (self.cuts, ff::input_start_s(self.ictx)),
+            self.path,
+        )?;
         octx.set_metadata(self.ictx.metadata().to_owned());
         let mut muxer_options = ffmpeg::Dictionary::new();
         if matches!(self.muxer, "mp4" | "mov") {

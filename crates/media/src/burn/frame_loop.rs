@@ -14,6 +14,7 @@ use rayon::prelude::*;
 
 use super::audio::AudioPlan;
 use super::colour::Converter;
+use super::cuts::Cuts;
 use super::decode::{self, VideoInput};
 use super::encode::OutputPlan;
 use super::messages::{Msg, VideoFrame};
@@ -43,6 +44,7 @@ pub(super) struct Burner<'a> {
     duration_s: f64,
     audio_index: Option<usize>,
     audio: AudioPlan,
+    cuts: Cuts,
     converter: Converter,
     writer: Option<WriterHandle>,
     early_audio: Vec<Msg>,
@@ -69,7 +71,9 @@ impl<'a> Burner<'a> {
         options: &'a BurnOptions,
     ) -> Result<Self> {
         let video = VideoInput::open(&ictx, input_path)?;
-        let (audio_index, audio) = AudioPlan::for_input(&ictx, muxer, input_path)?;
+        let cuts = Cuts::new(&options.cuts);
+        let (audio_index, audio) =
+            AudioPlan::for_input(&ictx, muxer, !cuts.is_empty(), input_path)?;
         let video_health = StreamHealth::new("video", video.time_base);
         let audio_health = audio_index
             .and_then(|i| ictx.stream(i))
@@ -86,6 +90,7 @@ impl<'a> Burner<'a> {
             video,
             audio_index,
             audio,
+            cuts,
             converter: Converter::new(options.keep_hdr),
             writer: None,
             early_audio: Vec::new(),
@@ -155,6 +160,7 @@ impl<'a> Burner<'a> {
             frames: self.frames,
             frames_with_overlay: self.overlaid.load(Ordering::Relaxed),
             video_end_s: ff::ts_to_s(self.video_end_ts, self.video.time_base) - self.start_s,
+            cut_s: self.cuts.removed_before(self.duration_s),
             display_width,
             display_height,
             pixel_format: format
@@ -338,6 +344,11 @@ impl<'a> Burner<'a> {
             return Ok(());
         }
         self.last_pts = Some(pts);
+        let t_s = ff::ts_to_s(pts, self.video.time_base) - self.start_s;
+        let Some(moved_s) = self.cuts.frame(t_s) else {
+            return Ok(());
+        };
+        let pts = pts - (moved_s / f64::from(self.video.time_base)).round() as i64;
         let mut duration = decoded.packet().duration;
         if duration <= 0 {
             duration = self.video.nominal_duration;
@@ -392,6 +403,7 @@ impl<'a> Burner<'a> {
             video: &self.video,
             audio_index: self.audio_index,
             audio: &self.audio,
+            cuts: &self.cuts,
         }
         .open(first)?;
         self.writer = Some(writer.spawn()?);
@@ -436,7 +448,8 @@ impl<'a> Burner<'a> {
             && self.duration_s > 0.0
         {
             let t_s = ff::ts_to_s(frame.pts().unwrap_or(0), self.video.time_base) - self.start_s;
-            progress((t_s / self.duration_s).clamp(0.0, 1.0));
+            let total_s = self.duration_s - self.cuts.removed_before(self.duration_s);
+            progress((t_s / total_s.max(1e-3)).clamp(0.0, 1.0));
         }
         let tx = match &self.writer {
             Some(writer) => writer.tx.clone(),

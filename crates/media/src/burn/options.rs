@@ -20,6 +20,12 @@ pub struct BurnOptions {
     /// High, 8-bit 4:2:0 BT.709, which plays everywhere, and HDR inputs are tone-mapped to
     /// SDR. An SDR input gives that output either way.
     pub keep_hdr: bool,
+    /// Spans to cut out, `(start, end)` in seconds from the media's start: the frames that
+    /// start inside one are dropped, the audio loses the same span with a 15 ms crossfade
+    /// (audio is then always re-encoded, to AAC), and everything after it moves earlier.
+    /// Spans on the video's frame grid keep the output exactly in step; the overlay source is
+    /// asked for the output's times. Default none.
+    pub cuts: Vec<(f64, f64)>,
     /// Called with the fraction done (0 to 1, by presentation time) after each batch of frames.
     pub progress: Option<Arc<dyn Fn(f64) + Send + Sync>>,
     /// When raised, the burn stops soon, removes its partial output and returns
@@ -34,6 +40,7 @@ impl Default for BurnOptions {
             crf: 20.0,
             encoder_threads: 0,
             keep_hdr: false,
+            cuts: Vec::new(),
             progress: None,
             cancel: None,
         }
@@ -47,6 +54,7 @@ impl std::fmt::Debug for BurnOptions {
             .field("crf", &self.crf)
             .field("encoder_threads", &self.encoder_threads)
             .field("keep_hdr", &self.keep_hdr)
+            .field("cuts", &self.cuts)
             .field("progress", &self.progress.is_some())
             .field("cancel", &self.cancel.is_some())
             .finish()
@@ -76,6 +84,13 @@ impl BurnOptions {
     /// them to SDR H.264; see [`keep_hdr`](Self::keep_hdr).
     pub fn with_keep_hdr(mut self, keep_hdr: bool) -> Self {
         self.keep_hdr = keep_hdr;
+        self
+    }
+
+    /// Cuts `cuts` (`(start, end)` seconds from the media's start) out of the output; see
+    /// [`cuts`](Self::cuts).
+    pub fn with_cuts(mut self, cuts: impl IntoIterator<Item = (f64, f64)>) -> Self {
+        self.cuts = cuts.into_iter().collect();
         self
     }
 
@@ -118,8 +133,11 @@ pub struct BurnReport {
     pub frames: u64,
     /// Frames that had an overlay blended in.
     pub frames_with_overlay: u64,
-    /// Presentation time of the end of the last frame, in seconds from the media's start.
+    /// Presentation time of the end of the last frame, in seconds from the media's start
+    /// (of the output: after the cuts).
     pub video_end_s: f64,
+    /// Seconds cut out ([`BurnOptions::cuts`] inside the media).
+    pub cut_s: f64,
     /// Display size (after rotation), as handed to the overlay source.
     pub display_width: u32,
     /// Display height (after rotation), pixels.
