@@ -22,6 +22,15 @@ pub struct TranscriptRequest {
     #[serde(default)]
     #[schemars(with = "Option<TranscriptTask>")]
     pub task: TranscriptTask,
+    /// Extension: keep the fillers of English speech ("um", "uh") as words marked `filler`,
+    /// for a generate with `cutFillers`; whisper leaves most of them out otherwise.
+    #[serde(
+        rename = "keepFillers",
+        default,
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    #[schemars(with = "Option<bool>")]
+    pub keep_fillers: bool,
 }
 
 wire_enum!(

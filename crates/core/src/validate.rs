@@ -704,10 +704,20 @@ pub fn parse_transcript_request(value: &Value) -> Result<TranscriptRequest, Vali
             TranscriptTask::from_wire,
         )
         .unwrap_or_default();
+    let keep_fillers = w.bool(map, "", "keepFillers").unwrap_or(false);
+    if keep_fillers && task == TranscriptTask::Translate {
+        w.fail(
+            "keepFillers",
+            "cannot be used with \"task\": \"translate\" (a translation has no fillers)",
+        );
+    }
     match (input, lang) {
-        (Some(input), Some(lang)) if w.errors.is_empty() => {
-            Ok(TranscriptRequest { input, lang, task })
-        }
+        (Some(input), Some(lang)) if w.errors.is_empty() => Ok(TranscriptRequest {
+            input,
+            lang,
+            task,
+            keep_fillers,
+        }),
         _ => Err(w.errors),
     }
 }

@@ -444,6 +444,21 @@ fn transcript_requests() {
     let bad = bad.iter().next().unwrap();
     assert_eq!(bad.path, "task");
     assert!(bad.rule.contains("transcribe, translate"), "{}", bad.rule);
+    assert!(!ok.keep_fillers);
+    let keep = parse_transcript_request(&json!({"input": "k", "keepFillers": true})).unwrap();
+    assert!(keep.keep_fillers);
+    for (body, rule) in [
+        (json!({"input": "k", "keepFillers": "yes"}), "true or false"),
+        (
+            json!({"input": "k", "keepFillers": true, "task": "translate"}),
+            "cannot be used with",
+        ),
+    ] {
+        let bad = parse_transcript_request(&body).unwrap_err();
+        let bad = bad.iter().next().unwrap();
+        assert_eq!(bad.path, "keepFillers");
+        assert!(bad.rule.contains(rule), "{}", bad.rule);
+    }
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use caption_core::{GenerateRequest, OutputKind, Word, parse_config_patch};
+use caption_core::{ConfigPatch, GenerateRequest, OutputKind, Word, parse_config_patch};
 use caption_engine::{Engine, EngineOptions, Error};
 use caption_jobs::EmbeddedJobStore;
 use caption_store::{GetOptions, LinkOptions, LocalStorage, ObjectKey, PutOptions, Storage};
@@ -97,7 +97,7 @@ async fn captions_appear_at_word_times_in_the_generated_video() {
         "config",
     )
     .unwrap();
-    let generate = |output: OutputKind, file: &'static str| {
+    let generate_with = |output: OutputKind, file: &'static str, config: &ConfigPatch| {
         let (engine, storage, dir) = (engine.clone(), Arc::clone(&storage), dir.path().to_owned());
         let request = GenerateRequest {
             input: key.to_string(),
@@ -132,6 +132,7 @@ async fn captions_appear_at_word_times_in_the_generated_video() {
             (out_key.to_owned(), out)
         }
     };
+    let generate = |output: OutputKind, file: &'static str| generate_with(output, file, &config);
     let (_, out) = generate(OutputKind::Video, "out.mp4").await;
 
     let before = frame_at(&out, 0.5);
@@ -193,6 +194,21 @@ async fn captions_appear_at_word_times_in_the_generated_video() {
         during.iter().filter(|&&a| a > 250).count() > 200,
         "opaque on the caption"
     );
+
+    // Pauses over 0.4 s cut: the tone is no voice, so the words alone are what is kept.
+    // 1.0 s before "hello" keeps 0.4 s, the 1.2 s after "world" too: 1.4 s go.
+    let mut cutting = config.clone();
+    cutting.cut_pauses_s = Some(0.4);
+    let (_, cut) = generate_with(OutputKind::Video, "cut.mp4", &cutting).await;
+    let info = caption_media::probe(&cut).unwrap();
+    assert!((info.duration_s - 2.6).abs() < 0.05, "{}", info.duration_s);
+    assert_eq!(count(&frame_at(&cut, 0.2), not_gray), 0);
+    for t in [0.8, 1.8] {
+        assert!(
+            count(&frame_at(&cut, t), green) > 200,
+            "highlight at {t} s after the cut"
+        );
+    }
 }
 
 #[tokio::test]

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use caption_core::{JobStatus, TranscriptResult, TranscriptTask};
+use caption_core::{JobStatus, TranscriptRequest, TranscriptResult, TranscriptTask};
 use caption_engine::{Engine, EngineOptions, Error};
 use caption_jobs::EmbeddedJobStore;
 use caption_store::{LinkOptions, LocalStorage, ObjectKey, PutOptions, Storage};
@@ -206,7 +206,7 @@ async fn refused_at_submission() {
         other => panic!("{other:?}"),
     }
     match engine
-        .submit_transcription_with(&input, "auto", TranscriptTask::Translate, None)
+        .submit_transcription_with(&translation(&input), None)
         .await
     {
         Err(Error::Invalid(errors)) => {
@@ -241,7 +241,7 @@ async fn a_translation_job_gives_english_words_for_spanish_speech() {
     caption_testkit::media::spanish_wav(&wav).unwrap();
     let input = rig.upload(&wav).await;
     let id = engine
-        .submit_transcription_with(&input, "auto", TranscriptTask::Translate, None)
+        .submit_transcription_with(&translation(&input), None)
         .await
         .unwrap();
     let workers = engine.spawn_workers(true).await.unwrap();
@@ -364,4 +364,61 @@ async fn child_worker() {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// A `POST /transcript` request for `input` with `task` and `keep_fillers`.
+fn request(input: &str, task: TranscriptTask, keep_fillers: bool) -> TranscriptRequest {
+    TranscriptRequest {
+        input: input.to_owned(),
+        lang: "auto".to_owned(),
+        task,
+        keep_fillers,
+    }
+}
+
+fn translation(input: &str) -> TranscriptRequest {
+    request(input, TranscriptTask::Translate, false)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_job_keeps_fillers_when_asked() {
+    let rig = Rig::new();
+    let engine = rig.engine("tiny.en");
+    let dir = tempfile::tempdir().unwrap();
+    let wav = dir.path().join("um.wav");
+    caption_testkit::media::espeak_wav(
+        &wav,
+        150,
+        "We walked along the bank, um, until the evening. Then, uh, the rain began to fall.",
+    )
+    .unwrap();
+    let input = rig.upload(&wav).await;
+    let kept = engine
+        .submit_transcription_with(&request(&input, TranscriptTask::Transcribe, true), None)
+        .await
+        .unwrap();
+    let plain = engine.submit_transcription(&input, "en").await.unwrap();
+    let workers = engine.spawn_workers(true).await.unwrap();
+    let kept = wait_final(&engine, &kept).await;
+    let plain = wait_final(&engine, &plain).await;
+    workers.shutdown().await;
+    let fillers = |result: &TranscriptResult| -> Vec<String> {
+        let words = result.words.as_ref().expect("completed");
+        words
+            .iter()
+            .filter(|w| w.filler)
+            .map(|w| w.word.to_lowercase())
+            .collect()
+    };
+    assert_eq!(
+        fillers(&kept),
+        ["um", "uh"],
+        "{}",
+        normalise(kept.words.as_ref().unwrap())
+    );
+    assert!(
+        fillers(&plain).is_empty(),
+        "{}",
+        normalise(plain.words.as_ref().unwrap())
+    );
 }

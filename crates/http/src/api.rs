@@ -58,12 +58,7 @@ pub(crate) async fn create_transcript(
     let room = state.limits.admit_job(key, &state.engine).await?;
     let job_id = state
         .engine
-        .submit_transcription_with(
-            &request.input,
-            &request.lang,
-            request.task,
-            webhook_url.as_deref(),
-        )
+        .submit_transcription_with(&request, webhook_url.as_deref())
         .await?;
     room.submitted(job_id.clone(), JobKind::Transcript);
     Ok(Json(CreateJobResponse { job_id }))

@@ -341,6 +341,7 @@ async fn core_values_and_the_service_extensions_fit() {
             input: "uploads/x/a.mp4".into(),
             lang: "en".into(),
             task: TranscriptTask::Translate,
+            keep_fillers: false,
         })
         .unwrap(),
     );

@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use caption_core::{
-    Catalog, JobStatus, Template, TemplateSummary, TranscriptResult, TranscriptTask, Word,
+    Catalog, JobStatus, Template, TemplateSummary, TranscriptRequest, TranscriptResult,
+    TranscriptTask, Word,
 };
 use caption_jobs::{JobKind, JobRecord, JobSpec, JobStore};
 use caption_store::{GetOptions, ObjectKey, Storage};
@@ -331,20 +332,25 @@ impl Engine {
 
     /// Queues the transcription of a stored file; returns the job id. The file must exist.
     pub async fn submit_transcription(&self, input: &str, lang: &str) -> Result<String> {
-        self.submit_transcription_with(input, lang, TranscriptTask::Transcribe, None)
-            .await
+        let request = TranscriptRequest {
+            input: input.to_owned(),
+            lang: lang.to_owned(),
+            task: TranscriptTask::Transcribe,
+            keep_fillers: false,
+        };
+        self.submit_transcription_with(&request, None).await
     }
 
-    /// [`Engine::submit_transcription`] for `task` (`translate` gives English words, with a
-    /// multilingual model), announcing the job's end at `webhook_url` (a signed event; the URL
-    /// is checked first, see [`Engine::check_webhook_url`]).
+    /// [`Engine::submit_transcription`] with the rest of a `POST /transcript` request (its
+    /// `task`: `translate` gives English words, with a multilingual model; `keepFillers`),
+    /// announcing the job's end at `webhook_url` (a signed event; the URL is checked first, see
+    /// [`Engine::check_webhook_url`]).
     pub async fn submit_transcription_with(
         &self,
-        input: &str,
-        lang: &str,
-        task: TranscriptTask,
+        request: &TranscriptRequest,
         webhook_url: Option<&str>,
     ) -> Result<String> {
+        let (input, lang, task) = (request.input.as_str(), request.lang.as_str(), request.task);
         let key = ObjectKey::parse(input).map_err(|e| Error::invalid("input", e.to_string()))?;
         self.check_language(lang, task)?;
         match self.inner.storage.head(&key).await {
@@ -364,7 +370,7 @@ impl Engine {
             .jobs
             .submit(
                 JobSpec::transcribe(key.as_str(), lang)
-                    .with_payload(task_payload(task))
+                    .with_payload(task_payload(task, request.keep_fillers))
                     .with_webhook(webhook_url.map(str::to_owned)),
             )
             .await?;
@@ -500,6 +506,7 @@ impl Engine {
         let task = Task::default()
             .language(spec.lang.clone())
             .translate(translate)
+            .keep_fillers(spec_keeps_fillers(spec))
             .on_progress(move |p| progress.store(p.percent, Ordering::Relaxed))
             .cancel_with(crate::Cancel::from_flag(cancel));
         let options = self
@@ -542,10 +549,27 @@ impl TranscriptionStatus {
     }
 }
 
-/// What a transcription job's payload says of its task: `{"task": "translate"}`, or nothing
-/// for a plain transcription (so records written before translation existed read as one).
-fn task_payload(task: TranscriptTask) -> Option<serde_json::Value> {
-    (task != TranscriptTask::Transcribe).then(|| serde_json::json!({ "task": task.as_str() }))
+/// What a transcription job's payload says of its task: `{"task": "translate"}`,
+/// `{"keepFillers": true}`, or nothing for a plain transcription (so records written before
+/// either existed read as one).
+fn task_payload(task: TranscriptTask, keep_fillers: bool) -> Option<serde_json::Value> {
+    let mut payload = serde_json::Map::new();
+    if task != TranscriptTask::Transcribe {
+        payload.insert("task".to_owned(), task.as_str().into());
+    }
+    if keep_fillers {
+        payload.insert("keepFillers".to_owned(), true.into());
+    }
+    (!payload.is_empty()).then_some(serde_json::Value::Object(payload))
+}
+
+/// Whether a transcription job's payload asks for the fillers ([`task_payload`]).
+fn spec_keeps_fillers(spec: &JobSpec) -> bool {
+    spec.payload
+        .as_ref()
+        .and_then(|payload| payload.get("keepFillers"))
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false)
 }
 
 /// The task a transcription job's payload names ([`task_payload`]).
