@@ -335,6 +335,10 @@ async fn core_values_and_the_service_extensions_fit() {
     request["async"] = json!(true);
     request["webhook_url"] = json!("https://hooks.example.com/captions");
     checker.assert_fits("GenerateRequest", &request);
+    request["output"] = json!("video");
+    request["config"]["cutPausesS"] = json!(0.4);
+    request["config"]["cutFillers"] = json!(true);
+    checker.assert_fits("GenerateRequest", &request);
     checker.assert_fits(
         "TranscriptRequest",
         &serde_json::to_value(TranscriptRequest {
@@ -344,6 +348,10 @@ async fn core_values_and_the_service_extensions_fit() {
             keep_fillers: false,
         })
         .unwrap(),
+    );
+    checker.assert_fits(
+        "TranscriptRequest",
+        &json!({"input": "uploads/x/a.mp4", "lang": "en", "keepFillers": true}),
     );
     checker.assert_fits(
         "PreviewRequest",
