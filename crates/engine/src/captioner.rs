@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use caption_core::{
-    Catalog, Config, ConfigPatch, CutPlan, CutRules, ExportOptions, SubtitleFormat, Template,
-    TemplateSummary, Word,
+    Catalog, Config, ConfigPatch, CutPlan, CutRules, ExportOptions, Span as CutSpan,
+    SubtitleFormat, Template, TemplateSummary, Word,
 };
 use caption_media::{BurnOptions, BurnReport, LayerReport};
 use caption_render::{CaptionRenderer, FrameSize, SystemFonts};
@@ -484,8 +484,7 @@ impl Captioner {
             .filter(|fps| *fps > 0.0)
             .map_or(0.0, |fps| 1.0 / fps);
         let voice = if rules.pause_s.is_some() && info.audio.is_some() {
-            let samples = caption_media::decode_audio_16k_mono(input)?;
-            self.transcriber()?.voice_regions(&samples)?
+            self.voice_regions(input)?
         } else {
             Vec::new()
         };
@@ -555,6 +554,51 @@ impl Captioner {
             &source,
             &options,
         )?)
+    }
+
+    /// Where `input`'s audio has a voice, found window by window as it is decoded, so that an
+    /// hour-long input is never held whole. Regions that meet at a window's edge touch, and the
+    /// cut planner joins them.
+    fn voice_regions(&self, input: &Path) -> Result<Vec<CutSpan>> {
+        /// Five minutes of 16 kHz samples: 19 MB.
+        const WINDOW_SAMPLES: usize = 300 * caption_transcribe::SAMPLE_RATE_HZ as usize;
+        let transcriber = self.transcriber()?;
+        let rate = f64::from(caption_transcribe::SAMPLE_RATE_HZ);
+        let mut reader = caption_media::AudioReader::open(input)?;
+        let mut regions = Vec::new();
+        let mut window: Vec<f32> = Vec::with_capacity(WINDOW_SAMPLES);
+        let mut offset_samples = 0_usize;
+        let mut flush = |window: &mut Vec<f32>, offset_samples: &mut usize| -> Result<()> {
+            #[allow(
+                clippy::cast_precision_loss,
+                reason = "a sample count far below 2^52 is exact in f64"
+            )]
+            let offset_s = *offset_samples as f64 / rate;
+            for region in transcriber.voice_regions(window)? {
+                regions.push(CutSpan::new(
+                    region.start_s + offset_s,
+                    region.end_s + offset_s,
+                ));
+            }
+            *offset_samples += window.len();
+            window.clear();
+            Ok(())
+        };
+        while let Some(chunk) = reader.next_chunk()? {
+            let mut rest = &chunk[..];
+            while !rest.is_empty() {
+                let take = rest.len().min(WINDOW_SAMPLES - window.len());
+                window.extend_from_slice(&rest[..take]);
+                rest = &rest[take..];
+                if window.len() == WINDOW_SAMPLES {
+                    flush(&mut window, &mut offset_samples)?;
+                }
+            }
+        }
+        if !window.is_empty() {
+            flush(&mut window, &mut offset_samples)?;
+        }
+        Ok(regions)
     }
 
     /// The renderer of `words` in `style` for `input`'s display size.
