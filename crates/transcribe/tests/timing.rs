@@ -70,6 +70,36 @@ fn continuous_speech_is_timed_by_the_aligner_with_both_models() {
     }
 }
 
+#[test]
+fn no_word_starts_in_the_pause_before_it() {
+    // Festival's slt voice pauses about 0.1 s at each comma; the aligner used to let the
+    // word after it ("and", "they") start inside that pause.
+    let text = "We waited by the river for an hour, and then the boats came in, they were full of fish, and the children ran to see them";
+    let (samples, truth) = festival(text, "slt");
+    let transcript = model("tiny.en")
+        .transcribe(&samples, &TranscribeOptions::default().threads(2))
+        .unwrap();
+    let in_silence: Vec<String> = transcript
+        .words
+        .iter()
+        .filter(|w| {
+            !truth
+                .iter()
+                .any(|t| t.start_s - 0.02 <= w.start && w.start <= t.end_s)
+        })
+        .map(|w| format!("{} at {:.3}", w.word, w.start))
+        .collect();
+    assert!(
+        in_silence.is_empty(),
+        "words starting in silence: {in_silence:?}"
+    );
+    let (mean, within, _) = score(&truth, &transcript.words);
+    assert!(
+        mean <= 0.03 && within >= 0.85,
+        "mean {mean:.3} s, {within:.2} within 50 ms"
+    );
+}
+
 fn lavfi_clip(filter: &str, dir: &Path) -> Vec<f32> {
     let wav = dir.join("clip.wav");
     let status = Command::new("ffmpeg")
