@@ -2,6 +2,8 @@
 //! frames after it move earlier by its length; the audio loses the same samples, with a short
 //! equal-power crossfade across each cut so that nothing clicks.
 
+use caption_core::{CutPlan, Span};
+
 /// The crossfade across a cut, seconds: long enough that a cut through sound does not click,
 /// short enough that no syllable is smeared into the next.
 const FADE_S: f64 = 0.015;
@@ -15,23 +17,22 @@ pub(super) struct Cuts {
 }
 
 impl Cuts {
-    /// `spans` sorted and merged where they touch; empty, reversed or non-finite ones dropped.
+    /// `spans` sorted and merged where they touch; empty, reversed or non-finite ones dropped
+    /// (as [`CutPlan::from_cuts`] does), and none before the media's start.
     pub(super) fn new(spans: &[(f64, f64)]) -> Self {
-        let mut sorted: Vec<(f64, f64)> = spans
+        let spans: Vec<Span> = spans
             .iter()
-            .filter(|(a, b)| a.is_finite() && b.is_finite() && b > a)
-            .map(|&(a, b)| (a.max(0.0), b))
-            .filter(|(a, b)| b > a)
+            // Before `max`, which would turn a NaN start into 0.
+            .filter(|(a, b)| a.is_finite() && b.is_finite())
+            .map(|&(a, b)| Span::new(a.max(0.0), b))
             .collect();
-        sorted.sort_by(|x, y| x.0.total_cmp(&y.0));
-        let mut merged: Vec<(f64, f64)> = Vec::with_capacity(sorted.len());
-        for (a, b) in sorted {
-            match merged.last_mut() {
-                Some(last) if a <= last.1 => last.1 = last.1.max(b),
-                _ => merged.push((a, b)),
-            }
+        Self {
+            spans: CutPlan::from_cuts(&spans)
+                .cuts()
+                .iter()
+                .map(|s| (s.start_s, s.end_s))
+                .collect(),
         }
-        Self { spans: merged }
     }
 
     pub(super) fn is_empty(&self) -> bool {
