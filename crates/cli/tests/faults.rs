@@ -351,8 +351,9 @@ async fn a_full_disk_is_a_507_and_jobs_resume_when_space_returns() {
         .upload(&clip(work.path(), 2), "clip.mp4", "video/mp4")
         .await;
 
-    // Space the test frees later, to give the job database room but not a scratch copy.
-    std::fs::write(disk.path().join("reserve"), vec![0x5a_u8; 256 * 1024]).unwrap();
+    // Space the test frees later, to give the job database room but not a scratch copy (the
+    // 3 s stereo WAV is 576 KB). 256 KiB was once too little for the database to grow into.
+    std::fs::write(disk.path().join("reserve"), vec![0x5a_u8; 512 * 1024]).unwrap();
     disk.fill("filler");
 
     // Full: a generate cannot copy its input; a new job is refused once the job database
