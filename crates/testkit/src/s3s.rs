@@ -17,6 +17,8 @@ pub struct S3sServer {
     endpoint: String,
     bucket: String,
     data_dir: tempfile::TempDir,
+    /// The server's standard error, shown when it stops on its own.
+    log: tempfile::NamedTempFile,
 }
 
 fn s3s_binary() -> Result<PathBuf, String> {
@@ -41,10 +43,28 @@ impl S3sServer {
         let data_dir = tempfile::tempdir().map_err(|e| format!("a data folder: {e}"))?;
         // s3s-fs keeps a bucket as a directory of its data root.
         std::fs::create_dir(data_dir.path().join(bucket)).map_err(|e| format!("{bucket}: {e}"))?;
-        let port = crate::free_port().map_err(|e| format!("a free port: {e}"))?;
         let credentials = (access_key.to_owned(), secret_key.to_owned());
-        let child = spawn(&binary, port, &credentials, data_dir.path())?;
-        let server = Self {
+        let log = tempfile::NamedTempFile::new().map_err(|e| format!("a log file: {e}"))?;
+        // A port found free can be taken by another process before s3s-fs binds it; s3s-fs
+        // then exits (while something else answers on the port), and a new port is tried.
+        let mut attempt = 0;
+        let (child, port) = loop {
+            attempt += 1;
+            let port = crate::free_port().map_err(|e| format!("a free port: {e}"))?;
+            let mut child = spawn(&binary, port, &credentials, data_dir.path(), log.path())?;
+            match wait_listening(&mut child, port, log.path()) {
+                Ok(()) => break (child, port),
+                Err(e) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    if attempt >= 3 {
+                        return Err(e);
+                    }
+                    eprintln!("{e}; trying another port");
+                }
+            }
+        };
+        Ok(Self {
             child,
             binary,
             port,
@@ -52,20 +72,8 @@ impl S3sServer {
             endpoint: format!("http://127.0.0.1:{port}"),
             bucket: bucket.to_owned(),
             data_dir,
-        };
-        server.wait_listening()?;
-        Ok(server)
-    }
-
-    fn wait_listening(&self) -> Result<(), String> {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
-            if Instant::now() > deadline {
-                return Err(format!("s3s-fs did not listen on port {}", self.port));
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok(())
+            log,
+        })
     }
 
     /// Kills the server (an outage: connections are refused from now on); its folder stays.
@@ -83,8 +91,9 @@ impl S3sServer {
             self.port,
             &self.credentials,
             self.data_dir.path(),
+            self.log.path(),
         )?;
-        self.wait_listening()
+        wait_listening(&mut self.child, self.port, self.log.path())
     }
 
     /// The folder s3s-fs serves: each bucket is a directory in it, and uploads in progress
@@ -104,12 +113,40 @@ impl S3sServer {
     }
 }
 
+/// Waits until `port` takes connections and `child` is still running a moment later (s3s-fs
+/// exits at once when it cannot bind the port, while something else may answer on it).
+fn wait_listening(child: &mut Child, port: u16, log: &Path) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            let log = std::fs::read_to_string(log).unwrap_or_default();
+            return Err(format!(
+                "s3s-fs exited ({status}) before serving port {port}: {}",
+                log.trim()
+            ));
+        }
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            std::thread::sleep(Duration::from_millis(100));
+            if matches!(child.try_wait(), Ok(None)) {
+                return Ok(());
+            }
+            continue;
+        }
+        if Instant::now() > deadline {
+            return Err(format!("s3s-fs did not listen on port {port}"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn spawn(
     binary: &Path,
     port: u16,
     credentials: &(String, String),
     root: &Path,
+    log: &Path,
 ) -> Result<Child, String> {
+    let log = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
     Command::new(binary)
         .args(["--host", "127.0.0.1", "--port", &port.to_string()])
         .args([
@@ -120,7 +157,7 @@ fn spawn(
         ])
         .arg(root)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(log)
         .spawn()
         .map_err(|e| format!("starting {}: {e}", binary.display()))
 }
