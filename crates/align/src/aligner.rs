@@ -15,6 +15,8 @@ pub const SAMPLE_RATE_HZ: u32 = 16_000;
 /// Silence added before and after the audio of each alignment: the model's silence state then
 /// has frames to sit in, and words at the edges are placed better.
 const EDGE_PAD_S: f64 = 0.25;
+/// The acoustic model's phones are three HMM states of at least one frame each.
+const STATES_PER_PHONE: f64 = 3.0;
 
 /// Name of the folder, inside the models folder, that `scripts/setup-pocketsphinx` fills.
 const MODEL_FOLDER: &str = "pocketsphinx-en-us";
@@ -119,10 +121,10 @@ impl Aligner {
             .push(decoder);
     }
 
-    /// Makes sure the dictionary can pronounce `word`.
-    fn pronounce(&self, decoder: &mut Decoder, word: &str) -> Result<()> {
-        if decoder.has_word(word) {
-            return Ok(());
+    /// Makes sure the dictionary can pronounce `word`; returns how many phones it has.
+    fn pronounce(&self, decoder: &mut Decoder, word: &str) -> Result<usize> {
+        if let Some(count) = decoder.phone_count(word) {
+            return Ok(count);
         }
         let phones = self
             .g2p
@@ -133,7 +135,8 @@ impl Aligner {
             return Err(Error::Unpronounceable { word: word.into() });
         }
         tracing::debug!(word, phones = %phones.join(" "), "pronunciation from the g2p network");
-        decoder.add_word(word, &phones.join(" "))
+        decoder.add_word(word, &phones.join(" "))?;
+        Ok(phones.len())
     }
 
     /// Aligns `words` (as written: "$25", "3rd", "Hello,") onto `samples_16k_mono`, which must
@@ -161,16 +164,26 @@ impl Aligner {
         let mut dictionary_words: Vec<String> = Vec::new();
         // For each written token, the range of its spoken words in `dictionary_words`.
         let mut tokens: Vec<std::ops::Range<usize>> = Vec::with_capacity(words.len());
+        let mut phones = 0;
         for token in words {
             let first = dictionary_words.len();
             for word in spoken_words(token) {
-                self.pronounce(decoder, &word)?;
+                phones += self.pronounce(decoder, &word)?;
                 dictionary_words.push(word);
             }
             tokens.push(first..dictionary_words.len());
         }
         if dictionary_words.is_empty() {
             return Err(Error::NothingToAlign);
+        }
+        let duration_s = samples.len() as f64 / f64::from(SAMPLE_RATE_HZ);
+        let needed_s = phones as f64 * STATES_PER_PHONE / FRAMES_PER_S;
+        if needed_s > duration_s {
+            return Err(Error::TooShort {
+                phones,
+                needed_s,
+                audio_s: duration_s,
+            });
         }
         let pad = (EDGE_PAD_S * f64::from(SAMPLE_RATE_HZ)) as usize;
         let mut pcm = vec![0i16; samples.len() + 2 * pad];
@@ -179,7 +192,6 @@ impl Aligner {
         }
         let segments = decoder.align(&pcm, &dictionary_words)?;
 
-        let duration_s = samples.len() as f64 / f64::from(SAMPLE_RATE_HZ);
         let at = |frame: u32| (f64::from(frame) / FRAMES_PER_S - EDGE_PAD_S).clamp(0.0, duration_s);
         let mut spans = Vec::with_capacity(tokens.len());
         let mut previous_end_s = 0.0;

@@ -132,19 +132,23 @@ impl Decoder {
         Ok(Self { ps: ps? })
     }
 
-    /// Whether the dictionary has `word` (lower case, as the dictionary writes it).
-    pub(crate) fn has_word(&mut self, word: &str) -> bool {
-        let Ok(word_c) = CString::new(word) else {
-            return false;
-        };
+    /// How many phones the dictionary gives `word` (lower case, as the dictionary writes it),
+    /// or `None` when it does not have it.
+    pub(crate) fn phone_count(&mut self, word: &str) -> Option<usize> {
+        let word_c = CString::new(word).ok()?;
         // SAFETY: the decoder is live and the word NUL-terminated; the result is ours to free.
         unsafe {
             let phones = sys::ps_lookup_word(self.ps.as_ptr(), word_c.as_ptr());
             if phones.is_null() {
-                false
+                None
             } else {
+                let count = CStr::from_ptr(phones)
+                    .to_bytes()
+                    .split(|b| b.is_ascii_whitespace())
+                    .filter(|p| !p.is_empty())
+                    .count();
                 sys::ckd_free(phones.cast());
-                true
+                Some(count)
             }
         }
     }

@@ -55,6 +55,18 @@ pub enum Error {
     /// Every word given is punctuation or a symbol with no spoken form.
     #[error("none of the words is spoken (only symbols or punctuation)")]
     NothingToAlign,
+
+    /// The audio is shorter than the words' phones take at the least (one 10 ms frame for each
+    /// of a phone's three states): they cannot all have been said in it.
+    #[error("{phones} phones take at least {needed_s:.2} s; the audio is {audio_s:.2} s")]
+    TooShort {
+        /// How many phones the words have.
+        phones: usize,
+        /// The least time they take.
+        needed_s: f64,
+        /// How long the audio is.
+        audio_s: f64,
+    },
 }
 
 /// Result of this crate.
@@ -72,9 +84,11 @@ impl Error {
                 ErrorCode::ModelMissing
             }
             Self::Unpronounceable { .. } | Self::NothingToAlign => ErrorCode::InvalidRequest,
-            Self::Io { .. } | Self::Model { .. } | Self::NoModelsDir | Self::Decoder { .. } => {
-                ErrorCode::Internal
-            }
+            Self::Io { .. }
+            | Self::Model { .. }
+            | Self::NoModelsDir
+            | Self::Decoder { .. }
+            | Self::TooShort { .. } => ErrorCode::Internal,
         }
     }
 }

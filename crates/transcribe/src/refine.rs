@@ -33,16 +33,31 @@ const MAX_GROUP_S: f64 = 20.0;
 /// Replaces the times of `words` (already in time order, covering `samples` from `0`) by the
 /// aligner's, group by group, then puts edges next to a pause exactly on the sound (`regions`:
 /// the amplitude gate's, in time order) where that sound's edge is in someone's speech (`voice`,
-/// when known: the onset of a music bed is no word's start). Returns how many groups fell back
-/// to the old times.
+/// when known: the onset of a music bed is no word's start). With `drop_unfit`, words the
+/// aligner finds no room for in the audio (whisper's hallucinations: "Thank you for watching"
+/// three times over a second of speech) are removed. Returns how many groups fell back to the
+/// old times.
 pub(crate) fn refine(
     aligner: &Aligner,
     samples: &[f32],
-    words: &mut [Word],
+    words: &mut Vec<Word>,
     regions: &[Region],
     voice: Option<&[Region]>,
+    drop_unfit: bool,
 ) -> usize {
-    let failed = align_groups(aligner, samples, words);
+    let mut unfit = Vec::new();
+    let failed = align_groups(aligner, samples, words, &mut unfit);
+    if drop_unfit && !unfit.is_empty() {
+        tracing::debug!(
+            words = ?unfit.iter().map(|&i| words[i].word.as_str()).collect::<Vec<_>>(),
+            "words with no room in the audio dropped"
+        );
+        let mut index = 0;
+        words.retain(|_| {
+            index += 1;
+            unfit.binary_search(&(index - 1)).is_err()
+        });
+    }
     let in_voice = |t: f64| {
         voice.is_none_or(|voice| {
             let i = voice.partition_point(|r| r.end_s < t);
@@ -193,73 +208,98 @@ fn snap_to_pauses(
     }
 }
 
-/// One group's job for the aligner: where its audio starts, the audio, its words as written.
-struct GroupJob<'a> {
-    words: std::ops::Range<usize>,
-    from_s: f64,
-    audio: &'a [f32],
-    texts: Vec<String>,
-}
+/// A group whose alignment fails is cut in two and each half aligned again, down to halves of
+/// this many words.
+const MIN_SPLIT_WORDS: usize = 2;
+/// How many times a failed group is halved at most (a 20-second group into pieces of about
+/// two and a half seconds).
+const MAX_SPLIT_DEPTH: u32 = 3;
 
-/// Aligns every group and writes the times into `words`; returns how many groups failed and
-/// kept their old times.
-fn align_groups(aligner: &Aligner, samples: &[f32], words: &mut [Word]) -> usize {
-    let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
-    let at = |t: f64| ((t * SAMPLE_RATE_HZ as f64).round() as usize).min(samples.len());
-    let jobs: Vec<GroupJob<'_>> = groups(words)
-        .into_iter()
-        .map(|group| {
-            let first = &words[group.start];
-            let last = &words[group.end - 1];
-            let before_s = if group.start == 0 {
-                first.start
-            } else {
-                first.start - words[group.start - 1].end
-            };
-            let after_s = if group.end == words.len() {
-                total_s - last.end
-            } else {
-                words[group.end].start - last.end
-            };
-            let from_s = (first.start - GROUP_MARGIN_S.min(before_s / 2.0)).max(0.0);
-            let to_s = (last.end + GROUP_MARGIN_S.min(after_s / 2.0)).min(total_s);
-            GroupJob {
-                texts: words[group.clone()]
-                    .iter()
-                    .map(|w| w.punctuated_word.clone())
-                    .collect(),
-                words: group,
-                from_s,
-                audio: &samples[at(from_s)..at(to_s)],
-            }
-        })
-        .collect();
+/// Aligns every group and writes the times into `words`; returns how many groups (or pieces
+/// of a group cut after a failure) failed and kept their old times. The indices of words in
+/// pieces too short for their phones are added to `unfit`, in order.
+fn align_groups(
+    aligner: &Aligner,
+    samples: &[f32],
+    words: &mut [Word],
+    unfit: &mut Vec<usize>,
+) -> usize {
     // One decoder in order: its noise estimate carries from one group to the next, which
     // short groups (a word between two pauses) need; parallel decoders or a fresh estimate per
     // group each moved the gapped bench from 15/18 clips on target to 12/18.
-    let results: Vec<_> = jobs
+    let mut align = |audio: &[f32], texts: &[&str]| aligner.align(audio, texts);
+    groups(words)
+        .into_iter()
+        .map(|group| align_range(&mut align, samples, words, group, 0, unfit))
+        .sum()
+}
+
+/// Aligns `words[range]` on its audio (with some of the silence around it) and writes the
+/// times. When the aligner fails (its beam lost the path, or a word is not in the audio), the
+/// range is cut at its widest pause and each half aligned on its own, so that one bad stretch
+/// costs its own words only. Returns how many pieces failed and kept their old times; a piece
+/// that is still too short for its words' phones has their indices added to `unfit`.
+fn align_range(
+    align: &mut impl FnMut(&[f32], &[&str]) -> caption_align::Result<Vec<caption_align::Span>>,
+    samples: &[f32],
+    words: &mut [Word],
+    range: std::ops::Range<usize>,
+    depth: u32,
+    unfit: &mut Vec<usize>,
+) -> usize {
+    let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
+    let at = |t: f64| ((t * SAMPLE_RATE_HZ as f64).round() as usize).min(samples.len());
+    let (first, last) = (&words[range.start], &words[range.end - 1]);
+    let before_s = if range.start == 0 {
+        first.start
+    } else {
+        first.start - words[range.start - 1].end
+    };
+    let after_s = if range.end == words.len() {
+        total_s - last.end
+    } else {
+        words[range.end].start - last.end
+    };
+    let from_s = (first.start - GROUP_MARGIN_S.min(before_s.max(0.0) / 2.0)).max(0.0);
+    let to_s = (last.end + GROUP_MARGIN_S.min(after_s.max(0.0) / 2.0)).min(total_s);
+    let texts: Vec<&str> = words[range.clone()]
         .iter()
-        .map(|job| {
-            let texts: Vec<&str> = job.texts.iter().map(String::as_str).collect();
-            aligner.align(job.audio, &texts)
-        })
+        .map(|w| w.punctuated_word.as_str())
         .collect();
-    let mut failed = 0;
-    for (job, result) in jobs.iter().zip(results) {
-        match result {
-            Ok(spans) => {
-                for (word, span) in words[job.words.clone()].iter_mut().zip(spans) {
-                    word.start = round_ms(job.from_s + span.start_s);
-                    word.end = round_ms(job.from_s + span.end_s);
-                }
+    let audio = &samples[at(from_s)..at(to_s).max(at(from_s))];
+    match align(audio, &texts) {
+        Ok(spans) => {
+            for (word, span) in words[range].iter_mut().zip(spans) {
+                word.start = round_ms(from_s + span.start_s);
+                word.end = round_ms(from_s + span.end_s);
             }
-            Err(error) => {
-                failed += 1;
-                tracing::debug!(%error, words = ?job.texts, "alignment failed; keeping DTW times");
+            0
+        }
+        Err(error) if range.len() >= 2 * MIN_SPLIT_WORDS && depth < MAX_SPLIT_DEPTH => {
+            // The widest pause between two words, the middle one among equals.
+            let middle = (range.start + range.end) as f64 / 2.0;
+            let cut = (range.start + MIN_SPLIT_WORDS..=range.end - MIN_SPLIT_WORDS)
+                .max_by(|&a, &b| {
+                    let gap = |i: usize| words[i].start - words[i - 1].end;
+                    gap(a).total_cmp(&gap(b)).then_with(|| {
+                        (b as f64 - middle)
+                            .abs()
+                            .total_cmp(&(a as f64 - middle).abs())
+                    })
+                })
+                .unwrap_or(range.start + range.len() / 2);
+            tracing::debug!(%error, words = ?texts, cut = cut - range.start, "alignment failed; aligning both halves");
+            align_range(align, samples, words, range.start..cut, depth + 1, unfit)
+                + align_range(align, samples, words, cut..range.end, depth + 1, unfit)
+        }
+        Err(error) => {
+            tracing::debug!(%error, words = ?texts, "alignment failed; keeping DTW times");
+            if matches!(error, caption_align::Error::TooShort { .. }) {
+                unfit.extend(range);
             }
+            1
         }
     }
-    failed
 }
 
 /// Ranges of words between pauses of at least [`GROUP_PAUSE_S`], each at most [`MAX_GROUP_S`]
@@ -382,6 +422,108 @@ mod tests {
             .map(|(i, x)| x + 0.1 * (((i * 7919) % 101) as f32 / 50.0 - 1.0))
             .collect();
         assert!(!QuietTest::new(&noisy).is_quiet(1.51, 1.59));
+    }
+
+    /// An aligner that fails on more than `max_words` words and otherwise spreads the words
+    /// evenly over the audio; it records the words of every call.
+    fn aligner_up_to(
+        max_words: usize,
+        calls: &mut Vec<Vec<String>>,
+    ) -> impl FnMut(&[f32], &[&str]) -> caption_align::Result<Vec<caption_align::Span>> + '_ {
+        move |audio: &[f32], texts: &[&str]| {
+            calls.push(texts.iter().map(|t| (*t).to_owned()).collect());
+            if texts.len() > max_words {
+                return Err(caption_align::Error::Decoder {
+                    detail: format!("{} words: the beam lost the path", texts.len()),
+                });
+            }
+            let each_s = audio.len() as f64 / SAMPLE_RATE_HZ as f64 / texts.len() as f64;
+            Ok((0..texts.len())
+                .map(|i| caption_align::Span {
+                    start_s: i as f64 * each_s,
+                    end_s: (i + 1) as f64 * each_s,
+                })
+                .collect())
+        }
+    }
+
+    fn spoken(starts: &[f64]) -> Vec<Word> {
+        starts
+            .iter()
+            .enumerate()
+            .map(|(i, &start)| Word {
+                punctuated_word: format!("w{i}"),
+                ..word(start, start + 0.25)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_failed_group_is_aligned_again_in_halves_cut_at_its_widest_pause() {
+        // Eight words with pauses of 0.25 s, the widest (0.5 s) before the sixth.
+        let mut words = spoken(&[0.5, 1.0, 1.5, 2.0, 2.5, 3.25, 3.75, 4.25]);
+        let samples = vec![0.0f32; 5 * SAMPLE_RATE_HZ];
+        let mut calls = Vec::new();
+        let failed = align_range(
+            &mut aligner_up_to(5, &mut calls),
+            &samples,
+            &mut words,
+            0..8,
+            0,
+            &mut Vec::new(),
+        );
+        assert_eq!(failed, 0);
+        let sizes: Vec<usize> = calls.iter().map(Vec::len).collect();
+        assert_eq!(sizes, [8, 5, 3]);
+        assert_eq!(calls[1], ["w0", "w1", "w2", "w3", "w4"]);
+        // Every word got the aligner's time. The first piece took half the widest pause (up to
+        // 3.0 s); the second begins half of what is left before w5.
+        assert_eq!(words[4].end, 3.0);
+        assert_eq!(words[5].start, 3.125);
+        assert!(words.windows(2).all(|w| w[0].end <= w[1].start));
+    }
+
+    #[test]
+    fn pieces_that_still_fail_keep_their_times() {
+        let starts = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0];
+        let mut words = spoken(&starts);
+        let samples = vec![0.0f32; 5 * SAMPLE_RATE_HZ];
+        let mut calls = Vec::new();
+        let mut unfit = Vec::new();
+        let failed = align_range(
+            &mut aligner_up_to(0, &mut calls),
+            &samples,
+            &mut words,
+            0..8,
+            0,
+            &mut unfit,
+        );
+        assert!(unfit.is_empty(), "{unfit:?}");
+        // Equal pauses: cut in the middle. 8 words, then 4 + 4, then four pieces of 2 that are
+        // not cut again.
+        assert_eq!(failed, 4);
+        assert_eq!(calls.len(), 7);
+        let kept: Vec<f64> = words.iter().map(|w| w.start).collect();
+        assert_eq!(kept, starts);
+    }
+
+    #[test]
+    fn pieces_too_short_for_their_phones_are_unfit() {
+        // Whisper's "Thank you for watching" twice over, in two seconds: the whole group and
+        // every piece of it are too short for their phones.
+        let mut words = spoken(&[0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75]);
+        let samples = vec![0.0f32; 2 * SAMPLE_RATE_HZ];
+        let mut too_short = |audio: &[f32], texts: &[&str]| {
+            Err(caption_align::Error::TooShort {
+                phones: 4 * texts.len(),
+                needed_s: 0.12 * texts.len() as f64,
+                audio_s: audio.len() as f64 / SAMPLE_RATE_HZ as f64,
+            })
+        };
+        let mut unfit = Vec::new();
+        let failed = align_range(&mut too_short, &samples, &mut words, 0..8, 0, &mut unfit);
+        assert_eq!(failed, 4);
+        assert_eq!(unfit, (0..8).collect::<Vec<_>>());
     }
 
     #[test]

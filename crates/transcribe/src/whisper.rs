@@ -470,8 +470,16 @@ impl WhisperTranscriber {
         Ok((words::split_unspaced_words(words), language, signal))
     }
 
-    /// The aligner's times for English words; others keep theirs.
-    fn refine(&self, samples: &[f32], words: &mut [Word], language: Option<&str>, signal: &Signal) {
+    /// The aligner's times for English words; others keep theirs. With `drop_unfit`, words
+    /// the aligner finds no room for in the audio are dropped (never a text the caller gave).
+    fn refine(
+        &self,
+        samples: &[f32],
+        words: &mut Vec<Word>,
+        language: Option<&str>,
+        signal: &Signal,
+        drop_unfit: bool,
+    ) {
         if let (Some(aligner), Some("en")) = (&self.aligner, language) {
             let started = std::time::Instant::now();
             let failed = refine::refine(
@@ -480,6 +488,7 @@ impl WhisperTranscriber {
                 words,
                 &signal.sound,
                 signal.voice.as_deref(),
+                drop_unfit,
             );
             tracing::debug!(
                 failed,
@@ -500,7 +509,7 @@ impl Transcriber for WhisperTranscriber {
     fn transcribe(&self, samples: &[f32], options: &TranscribeOptions) -> Result<Transcript> {
         report(options, 0);
         let (mut words, language, signal) = self.transcribe_rough(samples, options)?;
-        self.refine(samples, &mut words, language, &signal);
+        self.refine(samples, &mut words, language, &signal, true);
         caption_core::mark_fillers(&mut words);
         report(options, 100);
         Ok(Transcript {
@@ -528,7 +537,7 @@ impl Transcriber for WhisperTranscriber {
             word.start = round_ms(word.start.max(0.0).min(total_s));
             word.end = round_ms(word.end.min(total_s)).max(word.start);
         }
-        self.refine(samples, &mut words, language, &signal);
+        self.refine(samples, &mut words, language, &signal, false);
         caption_core::mark_fillers(&mut words);
         report(options, 100);
         Ok(Transcript {

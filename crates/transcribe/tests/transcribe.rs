@@ -426,3 +426,32 @@ fn assert_repetitions_in_place(
         transcript.words
     );
 }
+
+/// Whisper fills a short clip of one word with what it heard most in training ("Thank you for
+/// watching", over and over). The aligner finds no room for those words in the audio, and they
+/// are dropped: a word or two remain, each with a real length.
+#[test]
+fn a_one_word_clip_is_not_filled_with_a_run_of_words() {
+    for (voice, word) in [
+        ("en-us", "morning"),
+        ("en-gb+f3", "on"),
+        ("en-gb+f3", "met"),
+    ] {
+        let samples = speak(voice, word);
+        let transcript = model("tiny.en")
+            .transcribe(&samples, &TranscribeOptions::default())
+            .unwrap();
+        let heard: Vec<(&str, f64, f64)> = transcript
+            .words
+            .iter()
+            .map(|w| (w.word.as_str(), w.start, w.end))
+            .collect();
+        // Without the check: 15 words for "morning", most of them 0 to 40 ms long.
+        assert!(heard.len() <= 3, "{voice} {word}: {heard:?}");
+        assert!(
+            heard.iter().all(|(_, start, end)| end - start >= 0.03),
+            "{voice} {word}: {heard:?}"
+        );
+        assert_well_formed(&transcript.words, samples.len() as f64 / 16_000.0);
+    }
+}
