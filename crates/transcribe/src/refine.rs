@@ -65,6 +65,7 @@ pub(crate) fn refine(
         })
     };
     let quiet = QuietTest::new(samples);
+    claim_lone_sounds(words, regions, in_voice, |a, b| quiet.is_quiet(a, b));
     snap_to_pauses(words, regions, in_voice, |a, b| quiet.is_quiet(a, b));
     failed
 }
@@ -119,6 +120,50 @@ impl QuietTest {
         }
         inside.sort_unstable_by(f32::total_cmp);
         inside[inside.len() / 2] <= self.floor * QUIET_FLOOR_MULTIPLE
+    }
+}
+
+/// Puts a short word on a sound of its own that no word was put on. Between quiet pauses of a
+/// clean recording, a sound is somebody's word; when the aligner left it empty and squeezed the
+/// word beside it ("a", "the") onto the edge of its neighbour's sound instead, that word moves
+/// onto the lone sound (the edges are then snapped as any others). Only a word joined to its
+/// other neighbour, shorter than the lone sound, across a pause `quiet` finds quiet, and only
+/// onto sound `trusted` holds for.
+fn claim_lone_sounds(
+    words: &mut [Word],
+    regions: &[Region],
+    trusted: impl Fn(f64) -> bool,
+    quiet: impl Fn(f64, f64) -> bool,
+) {
+    for (k, region) in regions.iter().enumerate() {
+        let length = region.end_s - region.start_s;
+        if length < MIN_WORD_S || !trusted(region.start_s) {
+            continue;
+        }
+        // The first word that ends inside or after the region.
+        let i = words.partition_point(|w| w.end <= region.start_s);
+        if i < words.len() && words[i].start < region.end_s {
+            continue;
+        }
+        let squeezed = |w: &Word| w.end - w.start < length;
+        // The word before, at the end of its neighbour's sound, across a quiet pause.
+        let before = (i >= 2
+            && k >= 1
+            && words[i - 1].start - words[i - 2].end < SNAP_GAP_S
+            && squeezed(&words[i - 1])
+            && quiet(regions[k - 1].end_s, region.start_s))
+        .then(|| i - 1);
+        // Or the word after, at the start of its neighbour's sound.
+        let after = (i + 1 < words.len()
+            && k + 1 < regions.len()
+            && words[i + 1].start - words[i].end < SNAP_GAP_S
+            && squeezed(&words[i])
+            && quiet(region.end_s, regions[k + 1].start_s))
+        .then_some(i);
+        if let Some(j) = before.or(after) {
+            words[j].start = round_ms(region.start_s);
+            words[j].end = round_ms(region.end_s);
+        }
     }
 }
 
@@ -524,6 +569,39 @@ mod tests {
         let failed = align_range(&mut too_short, &samples, &mut words, 0..8, 0, &mut unfit);
         assert_eq!(failed, 4);
         assert_eq!(unfit, (0..8).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_squeezed_word_moves_onto_a_lone_sound() {
+        // "After a long": sounds 0.50-0.88, 1.00-1.23 and 1.53-1.90. The aligner put "a" at the
+        // end of "After" and nothing on the second sound.
+        let regions = [region(0.5, 0.88), region(1.0, 1.23), region(1.53, 1.9)];
+        let mut words = [word(0.5, 0.81), word(0.81, 0.88), word(1.53, 1.9)];
+        claim_lone_sounds(&mut words, &regions, |_| true, |_, _| true);
+        assert_eq!((words[1].start, words[1].end), (1.0, 1.23));
+        snap_to_pauses(&mut words, &regions, |_| true, |_, _| true);
+        assert_eq!((words[0].start, words[0].end), (0.5, 0.88));
+
+        // "fund a bicycle": "a" squeezed onto the start of "bicycle".
+        let regions = [region(5.31, 5.67), region(5.84, 6.08), region(6.3, 6.86)];
+        let mut words = [word(5.31, 5.67), word(6.3, 6.34), word(6.34, 6.86)];
+        claim_lone_sounds(&mut words, &regions, |_| true, |_, _| true);
+        assert_eq!((words[1].start, words[1].end), (5.84, 6.08));
+    }
+
+    #[test]
+    fn a_lone_sound_stays_empty_unless_a_pause_is_quiet_and_a_word_squeezed() {
+        let regions = [region(0.5, 0.88), region(1.0, 1.23), region(1.53, 1.9)];
+        let words = [word(0.5, 0.81), word(0.81, 0.88), word(1.53, 1.9)];
+        // Noise in the pause: a dip of the music or noise, not a word.
+        let mut noisy = words.clone();
+        claim_lone_sounds(&mut noisy, &regions, |_| true, |_, _| false);
+        assert_eq!(noisy, words);
+        // A word as long as the sound is not squeezed.
+        let mut long = [word(0.5, 0.6), word(0.6, 0.88), word(1.53, 1.9)];
+        let before = long.clone();
+        claim_lone_sounds(&mut long, &regions, |_| true, |_, _| true);
+        assert_eq!(long, before);
     }
 
     #[test]
