@@ -123,12 +123,16 @@ impl QuietTest {
     }
 }
 
+/// The longest silence inside a word: a stop consonant's closure (50-100 ms in read English).
+const MAX_CLOSURE_S: f64 = 0.1;
+
 /// Puts a short word on a sound of its own that no word was put on. Between quiet pauses of a
 /// clean recording, a sound is somebody's word; when the aligner left it empty and squeezed the
 /// word beside it ("a", "the") onto the edge of its neighbour's sound instead, that word moves
 /// onto the lone sound (the edges are then snapped as any others). Only a word joined to its
 /// other neighbour, shorter than the lone sound, across a pause `quiet` finds quiet, and only
-/// onto sound `trusted` holds for.
+/// onto sound `trusted` holds for. A lone sound no such word takes goes to the word it follows
+/// or precedes across a closure's silence.
 fn claim_lone_sounds(
     words: &mut [Word],
     regions: &[Region],
@@ -163,6 +167,20 @@ fn claim_lone_sounds(
         if let Some(j) = before.or(after) {
             words[j].start = round_ms(region.start_s);
             words[j].end = round_ms(region.end_s);
+            continue;
+        }
+        // Otherwise a lone sound just after a word (or just before one), nearer to it than to
+        // the other word, across a quiet gap no longer than a stop's closure, is that word's
+        // own: the release of its final "t" or "k", or its last syllable after a dip.
+        let gap_before = (i >= 1).then(|| region.start_s - words[i - 1].end);
+        let gap_after = (i < words.len()).then(|| words[i].start - region.end_s);
+        let near = |gap: Option<f64>, other: Option<f64>| {
+            gap.is_some_and(|g| g <= MAX_CLOSURE_S && other.is_none_or(|o| g < o))
+        };
+        if near(gap_before, gap_after) && quiet(words[i - 1].end, region.start_s) {
+            words[i - 1].end = round_ms(region.end_s);
+        } else if near(gap_after, gap_before) && quiet(region.end_s, words[i].start) {
+            words[i].start = round_ms(region.start_s);
         }
     }
 }
@@ -587,6 +605,23 @@ mod tests {
         let mut words = [word(5.31, 5.67), word(6.3, 6.34), word(6.34, 6.86)];
         claim_lone_sounds(&mut words, &regions, |_| true, |_, _| true);
         assert_eq!((words[1].start, words[1].end), (5.84, 6.08));
+    }
+
+    #[test]
+    fn a_stops_release_after_its_closure_belongs_to_the_word() {
+        // "met | on": the "t" is released 30 ms after the vowel stops, then a pause.
+        let regions = [region(1.83, 2.05), region(2.08, 2.13), region(2.55, 2.81)];
+        let mut words = [word(1.83, 2.05), word(2.55, 2.81)];
+        claim_lone_sounds(&mut words, &regions, |_| true, |_, _| true);
+        assert_eq!((words[0].start, words[0].end), (1.83, 2.13));
+        // Not across a pause longer than a closure, and not in a noisy pause.
+        let regions = [region(1.83, 2.05), region(2.2, 2.25), region(2.55, 2.81)];
+        let mut words = [word(1.83, 2.05), word(2.55, 2.81)];
+        claim_lone_sounds(&mut words, &regions, |_| true, |_, _| true);
+        assert_eq!(words[0].end, 2.05);
+        let regions = [region(1.83, 2.05), region(2.08, 2.13), region(2.55, 2.81)];
+        claim_lone_sounds(&mut words, &regions, |_| true, |_, _| false);
+        assert_eq!(words[0].end, 2.05);
     }
 
     #[test]
