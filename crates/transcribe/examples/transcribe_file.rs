@@ -17,8 +17,6 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 
-#[path = "../tests/support/audio.rs"]
-mod audio;
 use caption_transcribe::{
     BlockSource, GivenText, TranscribeOptions, Transcriber as _, Transcript, WhisperTranscriber,
     transcribe_source,
@@ -107,13 +105,14 @@ fn run(
     // an hour-long file is never held in memory whole.
     let (transcript, duration_s) = match text {
         Some(text) => {
-            let samples = audio::decode_16k_mono(file)?;
+            let samples = caption_media::decode_audio_16k_mono(file)?;
             let duration_s = samples.len() as f64 / 16_000.0;
             (transcriber.align_text(&samples, text, options)?, duration_s)
         }
         None => {
             let counted = std::cell::Cell::new(0usize);
-            let blocks = audio::Stream::open(file)?.inspect(|block| {
+            // Decoded in-process by FFmpeg's libraries, as the engine does.
+            let blocks = caption_media::AudioReader::open(file)?.inspect(|block| {
                 if let Ok(block) = block {
                     counted.set(counted.get() + block.len());
                 }
