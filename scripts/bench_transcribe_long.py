@@ -4,7 +4,8 @@ Run through `scripts/bench-transcribe --long MINUTES` (which builds the binary a
 first). The clean continuous clips of the word-timing bench are laid end to end, with 0.6 s
 between them, into a 5-minute and a MINUTES-long input whose every word time is known. Both are
 transcribed by the example binary under /usr/bin/time; the report gives peak memory of each and
-the boundary errors of the first and the last five minutes of the long one.
+the boundary errors of each five minutes of the long one; its last five minutes repeat its first
+five, so drift is also compared on the same words.
 """
 
 import argparse
@@ -19,23 +20,36 @@ from pathlib import Path
 import bench_transcribe as bench
 
 GAP_S = 0.6
+# The head of the input, repeated at its end.
+HEAD_S = 300.0
 
 
 def build(clips, minutes, out):
-    samples = array("h")
-    truth = []
+    """Lays clips end to end into a MINUTES-long wav; its last five minutes repeat the clips of its
+    first five in the same order, so drift is measured on the same speech. Returns the true words
+    and the placements: (clip index, start s, end s) of each clip laid."""
+    order, laid_s = [], 0.0
+    while laid_s < min(HEAD_S, minutes * 60):
+        order.append(len(order) % len(clips))
+        laid_s += clips[order[-1]]["duration_s"] + GAP_S
+    head = list(order)
+    while laid_s < minutes * 60 - (HEAD_S if minutes * 60 > 2 * HEAD_S else 0):
+        order.append((order[-1] + 1) % len(clips))
+        laid_s += clips[order[-1]]["duration_s"] + GAP_S
+    if minutes * 60 > 2 * HEAD_S:
+        order += head
+    samples, truth, placements = array("h"), [], []
     gap = array("h", [0] * int(GAP_S * bench.SR))
-    i = 0
-    while len(samples) < minutes * 60 * bench.SR:
-        clip = clips[i % len(clips)]
-        i += 1
+    for i in order:
+        clip = clips[i]
         _, audio = bench.read_wav(clip["wav"])
         offset = len(samples) / bench.SR
         truth += [{**w, "start": w["start"] + offset, "end": w["end"] + offset} for w in clip["truth"]]
         samples.extend(audio)
+        placements.append((i, offset, len(samples) / bench.SR))
         samples.extend(gap)
     bench.write_wav(out, samples)
-    return truth
+    return truth, placements
 
 
 def run(binary, wav, model, threads):
@@ -47,10 +61,28 @@ def run(binary, wav, model, threads):
 
 def errors_between(truth, words, from_s, to_s):
     ref = [t for t in truth if from_s <= t["start"] < to_s]
-    hyp = [w for w in words if from_s - 5 <= w["start"] < to_s + 5 and bench.norm(w["word"])]
+    hyp = [w for w in words if from_s - 1 <= w["start"] < to_s + 1 and bench.norm(w["word"])]
     _, pairs = bench.align([bench.norm(t["word"]) for t in ref], [bench.norm(w["word"]) for w in hyp])
     errs = [abs(hyp[h][side] - ref[r][side]) for r, h in pairs for side in ("start", "end")]
     return errs
+
+
+def paired(truth, words, placements, clips_laid):
+    """Boundary errors of the words heard in both the first and the last laying of the head's
+    clips: (first errors, last errors), the same words in the same order."""
+    first, last = [], []
+    for a, b in zip(placements[:clips_laid], placements[-clips_laid:]):
+        def per_word(start_s, end_s):
+            ref = [t for t in truth if start_s <= t["start"] < end_s]
+            hyp = [w for w in words if start_s - 0.5 <= w["start"] < end_s + 0.5 and bench.norm(w["word"])]
+            _, pairs = bench.align([bench.norm(t["word"]) for t in ref],
+                                   [bench.norm(w["word"]) for w in hyp])
+            return {r: [abs(hyp[h][side] - ref[r][side]) for side in ("start", "end")] for r, h in pairs}
+        ea, eb = per_word(a[1], a[2]), per_word(b[1], b[2])
+        for r in sorted(ea.keys() & eb.keys()):
+            first += ea[r]
+            last += eb[r]
+    return first, last
 
 
 def summary(errs):
@@ -70,15 +102,26 @@ def main():
     clips, _ = bench.make_continuous(fixtures / "continuous", ["clean"])
     short_wav, long_wav = fixtures / "long-5min.wav", fixtures / f"long-{args.minutes}min.wav"
     build(clips, 5, short_wav)
-    truth = build(clips, args.minutes, long_wav)
+    truth, placements = build(clips, args.minutes, long_wav)
     short, short_peak = run(args.binary, short_wav, args.model, args.threads)
     long, long_peak = run(args.binary, long_wav, args.model, args.threads)
     total_s = long["duration_s"]
     print(f"5 min: peak {short_peak:.0f} MB, {short['elapsed_s']:.0f} s")
     print(f"{args.minutes} min: peak {long_peak:.0f} MB ({long_peak / short_peak:.3f}x), "
           f"{long['elapsed_s']:.0f} s, real-time factor {long['elapsed_s'] / total_s:.3f}")
-    print("first 5 min:", summary(errors_between(truth, long["words"], 0, 300)))
-    print("last 5 min: ", summary(errors_between(truth, long["words"], total_s - 300, total_s)))
+    print(f"words heard {sum(1 for w in long['words'] if bench.norm(w['word']))}, true {len(truth)}")
+    block = 0.0
+    while block < total_s:
+        errs = errors_between(truth, long["words"], block, min(block + HEAD_S, total_s))
+        if errs:
+            print(f"{block / 60:5.0f}-{min(block + HEAD_S, total_s) / 60:.0f} min: {summary(errs)}")
+        block += HEAD_S
+    head_laid = sum(1 for p in placements if p[1] < HEAD_S)
+    if total_s > 2 * HEAD_S and head_laid:
+        first, last = paired(truth, long["words"], placements, head_laid)
+        print(f"the head's {head_laid} clips, words heard both times:")
+        print("  first laying:", summary(first))
+        print("  last laying: ", summary(last))
 
 
 if __name__ == "__main__":
