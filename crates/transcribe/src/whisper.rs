@@ -31,7 +31,7 @@ const LOW_CONFIDENCE: f32 = 0.4;
 const MIN_INPUT_SAMPLES: usize = SAMPLE_RATE_HZ * 3 / 2;
 const BEAM_SIZE: i32 = 5;
 /// Encoder frames (20 ms each) of silence shown after a piece's audio; see [`audio_ctx`].
-const AUDIO_CTX_MARGIN_FRAMES: usize = 300;
+const AUDIO_CTX_MARGIN_FRAMES: usize = 400;
 /// The context that makes whisper keep fillers: text written the way it was spoken.
 const FILLER_PROMPT: &str = "Umm, let me think like, hmm... Okay, here's what I'm, like, \
                              thinking. Uh, so, um, I mean, you know, uh, it was, er, good.";
@@ -314,11 +314,14 @@ impl WhisperTranscriber {
 /// The encoder's work grows with its window (the attention with its square), and whisper pads
 /// every piece to 30 s: a 5 s sentence costs the encoder a sixth of that. The model learnt on
 /// speech followed by silence, and with too little of it (1 s) it ends early or breaks words
-/// ("If the weather stays dry we will walk across the" for a whole sentence). With 6 s, on the
-/// word-timing bench's 123 English clips (tiny.en-q8_0), the median clip is transcribed 1.9–2.0x
-/// faster and the word error rate goes from 0.111–0.115 to 0.120–0.123 (lower on clean speech,
-/// higher under noise; the ranges are runs one encoder frame apart, the bench's own spread).
-/// The window always holds the whole piece (whisper.cpp's DTW asserts it).
+/// ("If the weather stays dry we will walk across the" for a whole sentence). With 8 s, on the
+/// word-timing bench's 123 English clips (tiny.en-q8_0), the median clip is transcribed 1.8x
+/// faster and the word error rate goes from 0.111–0.115 to 0.120–0.126 with margins of 6 to
+/// 10 s (lower on clean speech, higher under noise; runs one encoder frame apart differ by as
+/// much as 7 of the 1,953 words, the bench's own spread). 6 s was as good on the bench and
+/// faster, but it turned a 3 s "Hello world, …" into "the lore world": short clips, where the
+/// saving is largest, get the most silence after them. The window always holds the whole piece
+/// (whisper.cpp's DTW asserts it).
 fn audio_ctx(samples: usize, n_audio_ctx: usize) -> Option<i32> {
     // The encoder halves the mel frames (10 ms) of the audio: 320 samples a frame.
     let frames = samples.div_ceil(2 * SAMPLE_RATE_HZ / 100) + AUDIO_CTX_MARGIN_FRAMES;
@@ -608,12 +611,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_encoder_window_is_the_piece_and_six_seconds_of_silence() {
+    fn the_encoder_window_is_the_piece_and_eight_seconds_of_silence() {
         let seconds = |s: f64| (s * SAMPLE_RATE_HZ as f64) as usize;
-        assert_eq!(audio_ctx(seconds(5.0), 1500), Some(250 + 300));
-        assert_eq!(audio_ctx(seconds(1.5), 1500), Some(75 + 300));
-        // A piece of 24 s or more gets the whole 30 s window, as without the option.
-        assert_eq!(audio_ctx(seconds(24.0), 1500), None);
+        assert_eq!(audio_ctx(seconds(5.0), 1500), Some(250 + 400));
+        assert_eq!(audio_ctx(seconds(1.5), 1500), Some(75 + 400));
+        // A piece of 22 s or more gets the whole 30 s window, as without the option.
+        assert_eq!(audio_ctx(seconds(22.0), 1500), None);
         assert_eq!(audio_ctx(seconds(28.0), 1500), None);
         // Whatever the length, the window holds all of the piece's 10 ms mel frames.
         for samples in (0..seconds(30.0)).step_by(997) {
