@@ -502,13 +502,13 @@ def ct2_dir(model):
     return out
 
 
-def run_ours(binary, clips, model, lang, threads, with_text=False):
+def run_ours(binary, clips, model, lang, threads, with_text=False, extra=()):
     """Returns {clip: result}, or a string saying why the engine was skipped."""
     results = {}
     for clip in clips:
         # --text goes after the file: a binary that does not know it takes the text file as the
         # input (its last bare argument) and fails to decode it, instead of silently ignoring it.
-        cmd = [binary, clip["wav"], "--model", model, "--lang", lang, "--threads", str(threads)]
+        cmd = [binary, clip["wav"], "--model", model, "--lang", lang, "--threads", str(threads), *extra]
         if with_text:
             cmd += ["--text", clip["text"]]
         out = subprocess.run(cmd, capture_output=True, text=True)
@@ -642,7 +642,6 @@ def group_title(group, set_name, clips):
 
 def print_timing(clips, engines):
     names = [n for n in engines if isinstance(engines[n], dict)]
-    ours = next((n for n in names if n.startswith("ours (")), None)
     fw = next((n for n in names if n.startswith("faster-whisper")), None)
     print("\n== wall time per clip (transcription only, model loaded; s)")
     print(f"{'engine':<34} {'median':>7} {'p10':>6} {'p90':>6} {'min':>6} {'max':>6} {'total':>7}")
@@ -651,12 +650,12 @@ def print_timing(clips, engines):
         q = statistics.quantiles(t, n=10) if len(t) >= 2 else [t[0]] * 9
         print(f"{name:<34} {statistics.median(t):>7.3f} {q[0]:>6.3f} {q[-1]:>6.3f} {t[0]:>6.3f} {t[-1]:>6.3f} "
               f"{sum(t):>7.1f}")
-    if ours and fw:
+    for ours in (n for n in names if n.startswith("ours") and "align" not in n and fw):
         ratios = sorted(engines[ours][c["name"]]["elapsed_s"] / engines[fw][c["name"]]["elapsed_s"] for c in clips)
         q = statistics.quantiles(ratios, n=10) if len(ratios) >= 2 else [ratios[0]] * 9
         total = sum(engines[ours][c["name"]]["elapsed_s"] for c in clips) / sum(
             engines[fw][c["name"]]["elapsed_s"] for c in clips)
-        print(f"ours / faster-whisper: total {total:.2f}x, per clip median {statistics.median(ratios):.2f}x "
+        print(f"{ours} / faster-whisper: total {total:.2f}x, per clip median {statistics.median(ratios):.2f}x "
               f"(p10 {q[0]:.2f}x, p90 {q[-1]:.2f}x)")
     loads = [r["load_s"] for n in names if n.startswith("ours") for r in engines[n].values() if "load_s" in r]
     if loads:
@@ -718,6 +717,8 @@ def main():
     parser.add_argument("--fixtures", default=str(CACHE / f"bench-fixtures-v{FIXTURE_VERSION}"))
     parser.add_argument("--skip-faster-whisper", action="store_true")
     parser.add_argument("--skip-align", action="store_true", help="do not try the `ours align` engine")
+    parser.add_argument("--short-window", action="store_true",
+                        help="also run ours with the short encoder window (TranscribeOptions::short_window)")
     parser.add_argument("--json", help="also write every result here")
     parser.add_argument("--revision", help="the source revision the binary was built from (for the header)")
     args = parser.parse_args()
@@ -746,6 +747,9 @@ def main():
     engines = {}
     log("ours ...")
     engines["ours (transcribe_file)"] = run_ours(args.binary, clips, args.model, "en", args.threads)
+    if args.short_window:
+        engines["ours --short-window"] = run_ours(args.binary, clips, args.model, "en", args.threads,
+                                                  extra=["--short-window"])
     if not args.skip_align:
         log("ours align (--text) ...")
         engines["ours align (--text true text)"] = run_ours(args.binary, clips, args.model, "en", args.threads,

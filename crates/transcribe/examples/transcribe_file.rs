@@ -1,5 +1,6 @@
 //! Run with `cargo run -p caption-transcribe --release --example transcribe_file -- FILE
-//! [--model tiny.en|base|PATH] [--lang auto|xx] [--threads N] [--text FILE] [--concurrent N]`.
+//! [--model tiny.en|base|PATH] [--lang auto|xx] [--threads N] [--text FILE] [--concurrent N]
+//! [--short-window]`.
 //!
 //! Decodes any audio or video file, transcribes it (or, with `--text`, times the words of a
 //! plain text, SRT, WebVTT or ASS file on it) and prints one JSON object:
@@ -40,12 +41,14 @@ fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let (mut file, mut model, mut lang, mut threads, mut text, mut concurrent) =
         (None, "tiny.en".to_owned(), "auto".to_owned(), 0, None, 1);
+    let mut short_window = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--model" => model = args.next().context("--model needs a value")?,
             "--lang" => lang = args.next().context("--lang needs a value")?,
             "--threads" => threads = args.next().context("--threads needs a value")?.parse()?,
             "--text" => text = Some(args.next().context("--text needs a value")?),
+            "--short-window" => short_window = true,
             "--concurrent" => {
                 concurrent = args.next().context("--concurrent needs a value")?.parse()?;
             }
@@ -53,7 +56,7 @@ fn main() -> anyhow::Result<()> {
         }
     }
     let file = file.context(
-        "usage: transcribe_file FILE [--model M] [--lang xx] [--threads N] [--text FILE] [--concurrent N]",
+        "usage: transcribe_file FILE [--model M] [--lang xx] [--threads N] [--text FILE] [--concurrent N] [--short-window]",
     )?;
     let text = text.map(|t| given_text(Path::new(&t))).transpose()?;
 
@@ -64,7 +67,10 @@ fn main() -> anyhow::Result<()> {
         WhisperTranscriber::open_installed(&model)?
     };
     let load_s = load.elapsed().as_secs_f64();
-    let options = TranscribeOptions::default().language(lang).threads(threads);
+    let options = TranscribeOptions::default()
+        .language(lang)
+        .threads(threads)
+        .short_window(short_window);
     let file = Path::new(&file);
     let runs: Vec<anyhow::Result<(Transcript, f64, f64)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..concurrent.max(1))

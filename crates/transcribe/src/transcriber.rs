@@ -89,6 +89,9 @@ pub struct TranscribeOptions {
     pub translate: bool,
     /// Keep the "um"s and "uh"s of English speech as words (whisper leaves most out).
     pub keep_fillers: bool,
+    /// Show whisper's encoder a short English piece with 8 s of silence instead of a 30 s
+    /// window: faster, at a small cost in accuracy (see [`TranscribeOptions::short_window`]).
+    pub short_window: bool,
     /// Set by `transcribe_source` for the windows of one input.
     pub(crate) carry: Option<Carry>,
 }
@@ -100,6 +103,7 @@ impl fmt::Debug for TranscribeOptions {
             .field("threads", &self.threads)
             .field("translate", &self.translate)
             .field("keep_fillers", &self.keep_fillers)
+            .field("short_window", &self.short_window)
             .field("progress", &self.progress.as_ref().map(|_| "Fn(u8)"))
             .field("cancel", &self.cancel)
             .finish()
@@ -127,6 +131,17 @@ impl TranscribeOptions {
     /// other words.
     pub fn keep_fillers(mut self, keep: bool) -> Self {
         self.keep_fillers = keep;
+        self
+    }
+
+    /// `true` to let whisper's encoder see an English piece shorter than 22 s with 8 s of
+    /// silence after it, instead of padded to the whole 30 s window it learnt on. On the
+    /// word-timing bench (123 clips of 2–17 s) the median clip is transcribed 1.8x faster,
+    /// beside faster-whisper's pace; the word error rate rises by about 0.01 (lower on clean
+    /// speech, higher under noise), and a word of a short clip may change ("ask not" heard as
+    /// "asked not"). Off by default: words first. Other languages keep the whole window.
+    pub fn short_window(mut self, short: bool) -> Self {
+        self.short_window = short;
         self
     }
 
