@@ -710,7 +710,7 @@ def main():
     parser.add_argument("--seeds", type=int, default=3, help="gapped clips per sentence and voice")
     parser.add_argument("--sentences", type=int, default=3, help="sentences of the gapped group")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--beam", type=int, default=5, help="faster-whisper's beam (ours is fixed at 5)")
+    parser.add_argument("--beam", type=int, default=5, help="faster-whisper's beam (ours: its default, or --variant '--beam N')")
     parser.add_argument("--compute-type", default="int8", help="faster-whisper's: int8 (default), float32, ...")
     parser.add_argument("--groups", default="gapped,clean,noise,music",
                         help="comma-separated subset of gapped,clean,noise,music")
@@ -719,6 +719,8 @@ def main():
     parser.add_argument("--skip-align", action="store_true", help="do not try the `ours align` engine")
     parser.add_argument("--short-window", action="store_true",
                         help="also run ours with the short encoder window (TranscribeOptions::short_window)")
+    parser.add_argument("--variant", action="append", default=[], metavar="ARGS",
+                        help="also run ours with these transcribe_file arguments (e.g. '--beam 1'); repeatable")
     parser.add_argument("--json", help="also write every result here")
     parser.add_argument("--revision", help="the source revision the binary was built from (for the header)")
     args = parser.parse_args()
@@ -739,7 +741,7 @@ def main():
         f"{args.threads} threads")
     binary = Path(args.binary)
     built = time.strftime("%Y-%m-%d %H:%M", time.localtime(binary.stat().st_mtime))
-    print(f"model {args.model}, {args.threads} threads, beam 5; {len(clips)} clips, {total_s:.0f} s; "
+    print(f"model {args.model}, {args.threads} threads, faster-whisper beam {args.beam}; {len(clips)} clips, {total_s:.0f} s; "
           f"ours: {binary.name} built {built} from {args.revision or 'an unknown revision'}")
     if report:
         print_fixture_report(report)
@@ -750,6 +752,10 @@ def main():
     if args.short_window:
         engines["ours --short-window"] = run_ours(args.binary, clips, args.model, "en", args.threads,
                                                   extra=["--short-window"])
+    for variant in args.variant:
+        log(f"ours {variant} ...")
+        engines[f"ours {variant}"] = run_ours(args.binary, clips, args.model, "en", args.threads,
+                                              extra=variant.split())
     if not args.skip_align:
         log("ours align (--text) ...")
         engines["ours align (--text true text)"] = run_ours(args.binary, clips, args.model, "en", args.threads,

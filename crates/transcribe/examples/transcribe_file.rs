@@ -42,6 +42,7 @@ fn main() -> anyhow::Result<()> {
     let (mut file, mut model, mut lang, mut threads, mut text, mut concurrent) =
         (None, "tiny.en".to_owned(), "auto".to_owned(), 0, None, 1);
     let mut short_window = false;
+    let mut beam_size = 0;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--model" => model = args.next().context("--model needs a value")?,
@@ -49,6 +50,7 @@ fn main() -> anyhow::Result<()> {
             "--threads" => threads = args.next().context("--threads needs a value")?.parse()?,
             "--text" => text = Some(args.next().context("--text needs a value")?),
             "--short-window" => short_window = true,
+            "--beam" => beam_size = args.next().context("--beam needs a value")?.parse()?,
             "--concurrent" => {
                 concurrent = args.next().context("--concurrent needs a value")?.parse()?;
             }
@@ -56,7 +58,7 @@ fn main() -> anyhow::Result<()> {
         }
     }
     let file = file.context(
-        "usage: transcribe_file FILE [--model M] [--lang xx] [--threads N] [--text FILE] [--concurrent N] [--short-window]",
+        "usage: transcribe_file FILE [--model M] [--lang xx] [--threads N] [--text FILE] [--concurrent N] [--short-window] [--beam N]",
     )?;
     let text = text.map(|t| given_text(Path::new(&t))).transpose()?;
 
@@ -70,7 +72,8 @@ fn main() -> anyhow::Result<()> {
     let options = TranscribeOptions::default()
         .language(lang)
         .threads(threads)
-        .short_window(short_window);
+        .short_window(short_window)
+        .beam_size(beam_size);
     let file = Path::new(&file);
     let runs: Vec<anyhow::Result<(Transcript, f64, f64)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..concurrent.max(1))

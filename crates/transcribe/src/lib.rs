@@ -56,4 +56,4 @@ pub use stream::{
     AudioSource, BlockSource, MIN_WINDOW_S, transcribe_source, transcribe_source_in_windows,
 };
 pub use transcriber::{ProgressFn, SAMPLE_RATE_HZ, TranscribeOptions, Transcriber, Transcript};
-pub use whisper::WhisperTranscriber;
+pub use whisper::{DEFAULT_BEAM_SIZE, WhisperTranscriber};

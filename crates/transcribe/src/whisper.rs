@@ -29,7 +29,10 @@ const NO_SPEECH_DROP: f32 = 0.6;
 const LOW_CONFIDENCE: f32 = 0.4;
 /// whisper.cpp refuses inputs shorter than 1 s; short pieces are padded with silence.
 const MIN_INPUT_SAMPLES: usize = SAMPLE_RATE_HZ * 3 / 2;
-const BEAM_SIZE: i32 = 5;
+/// Hypotheses whisper keeps while decoding unless told otherwise (faster-whisper's default).
+pub const DEFAULT_BEAM_SIZE: usize = 5;
+/// Candidates sampled when whisper falls back to a higher temperature (as faster-whisper).
+const BEST_OF: i32 = 5;
 /// Encoder frames (20 ms each) of silence shown after a piece's audio; see [`audio_ctx`].
 const AUDIO_CTX_MARGIN_FRAMES: usize = 400;
 /// The context that makes whisper keep fillers: text written the way it was spoken.
@@ -196,9 +199,12 @@ impl WhisperTranscriber {
         options: &TranscribeOptions,
         progress: Option<(Arc<AtomicU8>, u8, u8)>,
     ) -> Result<(Vec<Vec<Token>>, Option<&'static str>)> {
-        let mut params = FullParams::new(SamplingStrategy::BeamSearch {
-            beam_size: BEAM_SIZE,
-            patience: -1.0,
+        let mut params = FullParams::new(match options.effective_beam_size() {
+            1 => SamplingStrategy::Greedy { best_of: BEST_OF },
+            beams => SamplingStrategy::BeamSearch {
+                beam_size: beams as i32,
+                patience: -1.0,
+            },
         });
         // Held until the piece is transcribed (see `cores`).
         let cores = Cores::take(options.effective_threads());

@@ -92,6 +92,17 @@ fn the_short_window_hears_jfk_within_a_word() {
     assert_well_formed(&transcript.words, samples.len() as f64 / 16_000.0);
 }
 
+/// Greedy decoding (one hypothesis) is a real decoding path, not the beam's: it hears JFK word
+/// for word, with times in order inside the audio.
+#[test]
+fn greedy_decoding_hears_jfk() {
+    let samples = support::audio::decode_16k_mono(&fixture("jfk.wav")).unwrap();
+    let options = TranscribeOptions::default().beam_size(1);
+    let transcript = model("tiny.en").transcribe(&samples, &options).unwrap();
+    assert_eq!(heard(&transcript), normalized(JFK));
+    assert_well_formed(&transcript.words, samples.len() as f64 / 16_000.0);
+}
+
 #[test]
 fn jfk_is_word_exact_with_tiny_en() {
     let samples = support::audio::decode_16k_mono(&fixture("jfk.wav")).unwrap();
