@@ -521,14 +521,16 @@ def run_ours(binary, clips, model, lang, threads, with_text=False, extra=()):
     return results
 
 
-def run_faster_whisper(clips, model, lang, threads, compute_type, beam):
+def run_faster_whisper(clips, model, lang, threads, compute_type, beam, previous_text=True):
+    """previous_text=False turns off faster-whisper's prompt with the text of the window before."""
     from faster_whisper import WhisperModel
 
     fw = WhisperModel(str(ct2_dir(model)), device="cpu", compute_type=compute_type, cpu_threads=threads)
     results = {}
     for clip in clips:
         started = time.perf_counter()
-        segments, _ = fw.transcribe(clip["wav"], language=lang, beam_size=beam, word_timestamps=True)
+        segments, _ = fw.transcribe(clip["wav"], language=lang, beam_size=beam, word_timestamps=True,
+                                    condition_on_previous_text=previous_text)
         words = [
             {"word": w.word.strip(), "start": w.start, "end": w.end}
             for seg in segments for w in (seg.words or [])

@@ -5,7 +5,10 @@ first). The clean continuous clips of the word-timing bench are laid end to end,
 between them, into a 5-minute and a MINUTES-long input whose every word time is known. Both are
 transcribed by the example binary under /usr/bin/time; the report gives peak memory of each and
 the boundary errors of each five minutes of the long one; its last five minutes repeat its first
-five, so drift is also compared on the same words.
+five, so drift is also compared on the same words. With --beside-faster-whisper N, the 5-minute
+input is also transcribed N times by each of ours and faster-whisper (int8, beam 5, same threads,
+same weights; with its previous-text prompt, its default, and without), alternating: wall time
+median and spread, the ratios, word error rate and boundary errors of each.
 """
 
 import argparse
@@ -59,6 +62,34 @@ def run(binary, wav, model, threads):
     return json.loads(out.stdout), peak_kb / 1024
 
 
+def beside_faster_whisper(binary, wav, truth, model, threads, runs):
+    """Ours and faster-whisper on the same input, alternating, `runs` times each."""
+    # faster-whisper prompts each window with the text before it (its default); ours takes
+    # every piece alone. On this input, whose sentences come round again every ~75 s, the
+    # prompt can hold the very sentence being heard, so faster-whisper is also run without it.
+    times = {"ours": [], "faster-whisper": [], "faster-whisper, no prompt": []}
+    words = {}
+    input_ = [{"name": "long", "wav": str(wav)}]
+    for _ in range(runs):
+        result, _ = run(binary, wav, model, threads)
+        times["ours"].append(result["elapsed_s"])
+        words["ours"] = result["words"]
+        for engine, previous_text in (("faster-whisper", True), ("faster-whisper, no prompt", False)):
+            fw = bench.run_faster_whisper(input_, model, "en", threads, "int8", 5, previous_text)
+            times[engine].append(fw["long"]["elapsed_s"])
+            words[engine] = fw["long"]["words"]
+    ref = [bench.norm(t["word"]) for t in truth]
+    for engine, elapsed in times.items():
+        hyp_words = [w for w in words[engine] if bench.norm(w["word"])]
+        edits, _ = bench.align(ref, [bench.norm(w["word"]) for w in hyp_words])
+        errs = errors_between(truth, hyp_words, 0.0, float("inf"))
+        print(f"{engine:>25}: {statistics.median(elapsed):.1f} s median of {runs} "
+              f"({min(elapsed):.1f}-{max(elapsed):.1f}), WER {edits / len(ref):.3f}, {summary(errs)}")
+    for engine in ("faster-whisper", "faster-whisper, no prompt"):
+        ratios = sorted(a / b for a, b in zip(times["ours"], times[engine]))
+        print(f"ours / {engine}: {statistics.median(ratios):.2f}x median ({ratios[0]:.2f}-{ratios[-1]:.2f}x)")
+
+
 def errors_between(truth, words, from_s, to_s):
     ref = [t for t in truth if from_s <= t["start"] < to_s]
     hyp = [w for w in words if from_s - 1 <= w["start"] < to_s + 1 and bench.norm(w["word"])]
@@ -97,11 +128,17 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--minutes", type=int, default=60)
     parser.add_argument("--fixtures", default=str(bench.CACHE / f"bench-fixtures-v{bench.FIXTURE_VERSION}"))
+    parser.add_argument("--beside-faster-whisper", type=int, default=0, metavar="RUNS",
+                        help="also time ours and faster-whisper RUNS times each on the 5-minute input")
     args = parser.parse_args()
     fixtures = Path(args.fixtures)
     clips, _ = bench.make_continuous(fixtures / "continuous", ["clean"])
     short_wav, long_wav = fixtures / "long-5min.wav", fixtures / f"long-{args.minutes}min.wav"
-    build(clips, 5, short_wav)
+    short_truth, _ = build(clips, 5, short_wav)
+    if args.beside_faster_whisper:
+        print(f"5 min, model {args.model}, {args.threads} threads:")
+        beside_faster_whisper(args.binary, short_wav, short_truth, args.model, args.threads,
+                              args.beside_faster_whisper)
     truth, placements = build(clips, args.minutes, long_wav)
     short, short_peak = run(args.binary, short_wav, args.model, args.threads)
     long, long_peak = run(args.binary, long_wav, args.model, args.threads)
