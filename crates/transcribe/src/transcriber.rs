@@ -208,7 +208,11 @@ mod tests {
 
     #[test]
     fn beam_size_zero_is_the_default_and_large_ones_are_capped() {
-        let beams = |n| TranscribeOptions::default().beam_size(n).effective_beam_size();
+        let beams = |n| {
+            TranscribeOptions::default()
+                .beam_size(n)
+                .effective_beam_size()
+        };
         assert_eq!(beams(0), crate::DEFAULT_BEAM_SIZE);
         assert_eq!(beams(1), 1);
         assert_eq!(beams(3), 3);
