@@ -502,14 +502,35 @@ def ct2_dir(model):
     return out
 
 
+def srt_time(t):
+    ms = round(t * 1000)
+    return f"{ms // 3_600_000:02}:{ms // 60_000 % 60:02}:{ms // 1000 % 60:02},{ms % 1000:03}"
+
+
+def write_srt(clip, words_per_cue=7):
+    """The clip's true words as subtitles: cues of up to `words_per_cue` words, each from its
+    first word's start to its last word's end. Returns the file's path."""
+    truth = clip["truth"]
+    path = Path(clip["wav"]).with_suffix(".srt")
+    cues = [truth[i:i + words_per_cue] for i in range(0, len(truth), words_per_cue)]
+    path.write_text("".join(
+        f"{n}\n{srt_time(cue[0]['start'])} --> {srt_time(cue[-1]['end'])}\n"
+        f"{' '.join(w['word'] for w in cue)}\n\n"
+        for n, cue in enumerate(cues, 1)))
+    return str(path)
+
+
 def run_ours(binary, clips, model, lang, threads, with_text=False, extra=()):
-    """Returns {clip: result}, or a string saying why the engine was skipped."""
+    """Returns {clip: result}, or a string saying why the engine was skipped. with_text: the true
+    text as plain text (True or "txt") or as subtitles ("srt")."""
     results = {}
     for clip in clips:
         # --text goes after the file: a binary that does not know it takes the text file as the
         # input (its last bare argument) and fails to decode it, instead of silently ignoring it.
         cmd = [binary, clip["wav"], "--model", model, "--lang", lang, "--threads", str(threads), *extra]
-        if with_text:
+        if with_text == "srt":
+            cmd += ["--text", write_srt(clip)]
+        elif with_text:
             cmd += ["--text", clip["text"]]
         out = subprocess.run(cmd, capture_output=True, text=True)
         if out.returncode != 0:
@@ -762,6 +783,9 @@ def main():
         log("ours align (--text) ...")
         engines["ours align (--text true text)"] = run_ours(args.binary, clips, args.model, "en", args.threads,
                                                            with_text=True)
+        log("ours align (--text SRT) ...")
+        engines["ours align (--text SRT of the truth)"] = run_ours(args.binary, clips, args.model, "en",
+                                                                   args.threads, with_text="srt")
     if not args.skip_faster_whisper:
         log(f"faster-whisper {args.compute_type} ...")
         engines[f"faster-whisper ({args.compute_type})"] = run_faster_whisper(

@@ -10,7 +10,7 @@
 //!
 //! [`mix_pink_noise`] adds deterministic pink noise at a given SNR.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context as _, bail, ensure};
@@ -30,11 +30,22 @@ const SAMPLE_RATE: u32 = 16_000;
 /// Of the clip's peak: where a pause ends and sound begins (the bench's `EDGE_THRESHOLD`).
 const EDGE_THRESHOLD: f64 = 0.01;
 
-fn festival_script() -> &'static Path {
-    Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scripts/festival-words.scm"
-    ))
+/// The repository's `scripts/festival-words.scm`, found from the package cargo runs the test
+/// in (at run time), else from where this crate was built: a build folder shared between two
+/// checkouts may hold this crate built in the other one.
+fn festival_script() -> PathBuf {
+    const SCRIPT: &str = "scripts/festival-words.scm";
+    let built_in = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(SCRIPT);
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .and_then(|dir| {
+            dir.ancestors()
+                .map(|d| d.join(SCRIPT))
+                .find(|script| script.is_file())
+        })
+        .unwrap_or(built_in)
 }
 
 /// Festival's voice function name (without `voice_`) for a short name; full names pass through.

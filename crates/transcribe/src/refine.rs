@@ -10,6 +10,7 @@ use caption_align::Aligner;
 use caption_core::Word;
 
 use crate::speech::{Region, SAMPLE_RATE_HZ};
+use crate::vad::Voice;
 
 /// Millisecond precision: finer than any boundary is known, and stable in JSON.
 pub(crate) fn round_ms(t_s: f64) -> f64 {
@@ -42,7 +43,7 @@ pub(crate) fn refine(
     samples: &[f32],
     words: &mut Vec<Word>,
     regions: &[Region],
-    voice: Option<&[Region]>,
+    voice: Option<&Voice>,
     drop_unfit: bool,
 ) -> usize {
     let mut unfit = Vec::new();
@@ -60,6 +61,7 @@ pub(crate) fn refine(
     }
     let in_voice = |t: f64| {
         voice.is_none_or(|voice| {
+            let voice = &voice.regions;
             let i = voice.partition_point(|r| r.end_s < t);
             i < voice.len() && voice[i].start_s <= t
         })
@@ -67,7 +69,30 @@ pub(crate) fn refine(
     let quiet = QuietTest::new(samples);
     claim_lone_sounds(words, regions, in_voice, |a, b| quiet.is_quiet(a, b));
     snap_to_pauses(words, regions, in_voice, |a, b| quiet.is_quiet(a, b));
+    if let Some(voice) = voice
+        && !quiet.clean
+    {
+        start_at_the_voice(words, voice);
+    }
     failed
+}
+
+/// Moves the start of a word that begins in a pause to where the voice begins, in a recording
+/// with noise or music under the speech. There the acoustic model lets a word after a pause
+/// take some of the noise before it (20-190 ms on the bench's noise and music rows), and the
+/// amplitude gate cannot tell the noise from the voice; the voice model can. A start moves
+/// only later: from a frame (32 ms) the voice model finds no speech in, after another such
+/// frame, to the first frame it does (see [`Voice::onset_after`]).
+fn start_at_the_voice(words: &mut [Word], voice: &Voice) {
+    for word in words.iter_mut() {
+        let (start, end) = (word.start, word.end);
+        if let Some(onset) = voice.onset_after(start, end)
+            && onset > start
+            && end - onset >= MIN_WORD_S
+        {
+            word.start = round_ms(onset);
+        }
+    }
 }
 
 /// A silence of the signal at least this long where the aligner joins two words is a pause
@@ -402,6 +427,25 @@ mod tests {
 
     fn region(start_s: f64, end_s: f64) -> Region {
         Region { start_s, end_s }
+    }
+
+    #[test]
+    fn starts_in_a_pause_move_to_the_first_frame_of_voice() {
+        // 32 ms frames: a voice from frame 6 (0.192 s) to 15, a pause, a voice from frame 20.
+        let mut frames = vec![0.05_f32; 30];
+        frames[6..16].fill(0.9);
+        frames[20..].fill(0.9);
+        let voice = Voice {
+            regions: Vec::new(),
+            frames,
+        };
+        // The first word took 30 ms of the noise before the voice; the second starts in the
+        // voice; the third starts in the pause, but its voice would leave it under 30 ms.
+        let mut words = [word(0.162, 0.40), word(0.40, 0.50), word(0.60, 0.65)];
+        start_at_the_voice(&mut words, &voice);
+        assert_eq!(words[0].start, 0.192);
+        assert_eq!(words[1].start, 0.40);
+        assert_eq!(words[2].start, 0.60);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::models;
 use crate::refine::{self, round_ms};
 use crate::speech::{self, GateParams, Region, SAMPLE_RATE_HZ};
 use crate::transcriber::{TranscribeOptions, Transcriber, Transcript};
-use crate::vad::{self, VAD_MODEL_FILE, Vad};
+use crate::vad::{self, VAD_MODEL_FILE, Vad, Voice};
 use crate::words::{self, RawWord, Token};
 
 /// Segments the model itself thinks are not speech, with words it is unsure of, are dropped.
@@ -404,10 +404,10 @@ fn place_words(
 }
 
 /// What the signal itself says about an input: where there is sound (the amplitude gate, exact
-/// to the millisecond) and, when voice activity is known, where someone speaks (padded).
+/// to the millisecond) and, when voice activity is known, where someone speaks.
 struct Signal {
     sound: Vec<Region>,
-    voice: Option<Vec<Region>>,
+    voice: Option<Voice>,
 }
 
 impl WhisperTranscriber {
@@ -433,14 +433,14 @@ impl WhisperTranscriber {
         let voice = self
             .vad
             .as_ref()
-            .map(|vad| vad.speech(samples))
+            .map(|vad| vad.voice(samples))
             .transpose()?;
         tracing::debug!(
             elapsed_s = vad_started.elapsed().as_secs_f64(),
             "voice activity"
         );
         let regions = match &voice {
-            Some(voice) => vad::restrict(&sound, voice),
+            Some(voice) => vad::restrict(&sound, &voice.regions),
             None => sound.clone(),
         };
         let regions = chunks::split_long_regions(samples, regions);
@@ -530,7 +530,7 @@ impl WhisperTranscriber {
                 samples,
                 words,
                 &signal.sound,
-                signal.voice.as_deref(),
+                signal.voice.as_ref(),
                 drop_unfit,
             );
             tracing::debug!(
