@@ -1,6 +1,6 @@
 //! Run with `cargo run -p caption-transcribe --release --example transcribe_file -- FILE
 //! [--model tiny.en|base|PATH] [--lang auto|xx] [--threads N] [--text FILE] [--concurrent N]
-//! [--short-window]`.
+//! [--short-window] [--beam N]`.
 //!
 //! Decodes any audio or video file, transcribes it (or, with `--text`, times the words of a
 //! plain text, SRT, WebVTT or ASS file on it) and prints one JSON object:
