@@ -740,8 +740,9 @@ def main():
     parser.add_argument("--fixtures", default=str(CACHE / f"bench-fixtures-v{FIXTURE_VERSION}"))
     parser.add_argument("--skip-faster-whisper", action="store_true")
     parser.add_argument("--skip-align", action="store_true", help="do not try the `ours align` engine")
-    parser.add_argument("--short-window", action="store_true",
-                        help="also run ours with the short encoder window (TranscribeOptions::short_window)")
+    parser.add_argument("--whole-window", action="store_true",
+                        help="also run ours with the whole 30 s encoder window "
+                             "(TranscribeOptions::short_window(false))")
     parser.add_argument("--variant", action="append", default=[], metavar="ARGS",
                         help="also run ours with these transcribe_file arguments (e.g. '--beam 1'); repeatable")
     parser.add_argument("--json", help="also write every result here")
@@ -772,9 +773,9 @@ def main():
     engines = {}
     log("ours ...")
     engines["ours (transcribe_file)"] = run_ours(args.binary, clips, args.model, "en", args.threads)
-    if args.short_window:
-        engines["ours --short-window"] = run_ours(args.binary, clips, args.model, "en", args.threads,
-                                                  extra=["--short-window"])
+    if args.whole_window:
+        engines["ours --whole-window"] = run_ours(args.binary, clips, args.model, "en", args.threads,
+                                                  extra=["--whole-window"])
     for variant in args.variant:
         log(f"ours {variant} ...")
         engines[f"ours {variant}"] = run_ours(args.binary, clips, args.model, "en", args.threads,

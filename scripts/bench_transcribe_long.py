@@ -55,25 +55,28 @@ def build(clips, minutes, out):
     return truth, placements
 
 
-def run(binary, wav, model, threads):
+def run(binary, wav, model, threads, extra=()):
     out = subprocess.run(["/usr/bin/time", "-f", "%M", binary, str(wav), "--model", model,
-                          "--threads", str(threads)], capture_output=True, text=True, check=True)
+                          "--threads", str(threads), *extra], capture_output=True, text=True, check=True)
     peak_kb = int(out.stderr.strip().splitlines()[-1])
     return json.loads(out.stdout), peak_kb / 1024
 
 
-def beside_faster_whisper(binary, wav, truth, model, threads, runs):
-    """Ours and faster-whisper on the same input, alternating, `runs` times each."""
+def beside_faster_whisper(binary, wav, truth, model, threads, runs, variants=()):
+    """Ours (and ours with each variant's arguments) and faster-whisper on the same input,
+    alternating, `runs` times each."""
     # faster-whisper prompts each window with the text before it (its default); ours takes
     # every piece alone. On this input, whose sentences come round again every ~75 s, the
     # prompt can hold the very sentence being heard, so faster-whisper is also run without it.
-    times = {"ours": [], "faster-whisper": [], "faster-whisper, no prompt": []}
+    ours = {"ours": ()} | {f"ours {v}": tuple(v.split()) for v in variants}
+    times = {name: [] for name in ours} | {"faster-whisper": [], "faster-whisper, no prompt": []}
     words = {}
     input_ = [{"name": "long", "wav": str(wav)}]
     for _ in range(runs):
-        result, _ = run(binary, wav, model, threads)
-        times["ours"].append(result["elapsed_s"])
-        words["ours"] = result["words"]
+        for name, extra in ours.items():
+            result, _ = run(binary, wav, model, threads, extra)
+            times[name].append(result["elapsed_s"])
+            words[name] = result["words"]
         for engine, previous_text in (("faster-whisper", True), ("faster-whisper, no prompt", False)):
             fw = bench.run_faster_whisper(input_, model, "en", threads, "int8", 5, previous_text)
             times[engine].append(fw["long"]["elapsed_s"])
@@ -85,9 +88,11 @@ def beside_faster_whisper(binary, wav, truth, model, threads, runs):
         errs = errors_between(truth, hyp_words, 0.0, float("inf"))
         print(f"{engine:>25}: {statistics.median(elapsed):.1f} s median of {runs} "
               f"({min(elapsed):.1f}-{max(elapsed):.1f}), WER {edits / len(ref):.3f}, {summary(errs)}")
-    for engine in ("faster-whisper", "faster-whisper, no prompt"):
-        ratios = sorted(a / b for a, b in zip(times["ours"], times[engine]))
-        print(f"ours / {engine}: {statistics.median(ratios):.2f}x median ({ratios[0]:.2f}-{ratios[-1]:.2f}x)")
+    for name in ours:
+        for engine in ("faster-whisper", "faster-whisper, no prompt"):
+            ratios = sorted(a / b for a, b in zip(times[name], times[engine]))
+            print(f"{name} / {engine}: {statistics.median(ratios):.2f}x median "
+                  f"({ratios[0]:.2f}-{ratios[-1]:.2f}x)")
 
 
 def errors_between(truth, words, from_s, to_s):
@@ -130,6 +135,9 @@ def main():
     parser.add_argument("--fixtures", default=str(bench.CACHE / f"bench-fixtures-v{bench.FIXTURE_VERSION}"))
     parser.add_argument("--beside-faster-whisper", type=int, default=0, metavar="RUNS",
                         help="also time ours and faster-whisper RUNS times each on the 5-minute input")
+    parser.add_argument("--variant", action="append", default=[], metavar="ARGS",
+                        help="with --beside-faster-whisper, also run ours with these arguments "
+                             "(repeatable; e.g. --variant=--whole-window)")
     args = parser.parse_args()
     fixtures = Path(args.fixtures)
     clips, _ = bench.make_continuous(fixtures / "continuous", ["clean"])
@@ -138,7 +146,7 @@ def main():
     if args.beside_faster_whisper:
         print(f"5 min, model {args.model}, {args.threads} threads:")
         beside_faster_whisper(args.binary, short_wav, short_truth, args.model, args.threads,
-                              args.beside_faster_whisper)
+                              args.beside_faster_whisper, args.variant)
     truth, placements = build(clips, args.minutes, long_wav)
     short, short_peak = run(args.binary, short_wav, args.model, args.threads)
     long, long_peak = run(args.binary, long_wav, args.model, args.threads)

@@ -30,7 +30,7 @@
 //! let video = caption_testkit::media::speech_video(
 //!     &dir.path().join("talk.mp4"),
 //!     "color=c=gray:s=320x240:r=25",
-//!     "Hello world, this is a test of the captions.",
+//!     "Good morning everyone, this is a test of the captions.",
 //! )?;
 //! let captioner = Captioner::builder().model("tiny.en").build()?;
 //! let burned = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -42,7 +42,7 @@
 //! });
 //! let words = captioner.transcribe(&video, &task)?;
 //! let text: String = words.iter().map(|w| w.word.to_lowercase() + " ").collect();
-//! assert!(text.contains("hello") && text.contains("test"), "heard {text:?}");
+//! assert!(text.contains("morning") && text.contains("test"), "heard {text:?}");
 //! assert!(words.windows(2).all(|w| w[0].end <= w[1].start), "in order, not overlapping");
 //!
 //! let style = captioner.template("bold-highlight")?.config;

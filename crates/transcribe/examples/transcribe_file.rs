@@ -1,6 +1,6 @@
 //! Run with `cargo run -p caption-transcribe --release --example transcribe_file -- FILE
 //! [--model tiny.en|base|PATH] [--lang auto|xx] [--threads N] [--text FILE] [--concurrent N]
-//! [--short-window] [--beam N]`.
+//! [--whole-window] [--beam N]`.
 //!
 //! Decodes any audio or video file, transcribes it (or, with `--text`, times the words of a
 //! plain text, SRT, WebVTT or ASS file on it) and prints one JSON object:
@@ -41,7 +41,7 @@ fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let (mut file, mut model, mut lang, mut threads, mut text, mut concurrent) =
         (None, "tiny.en".to_owned(), "auto".to_owned(), 0, None, 1);
-    let mut short_window = false;
+    let mut short_window = true;
     let mut beam_size = 0;
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -49,7 +49,9 @@ fn main() -> anyhow::Result<()> {
             "--lang" => lang = args.next().context("--lang needs a value")?,
             "--threads" => threads = args.next().context("--threads needs a value")?.parse()?,
             "--text" => text = Some(args.next().context("--text needs a value")?),
+            // The short window is the default; the flag stays for scripts that name it.
             "--short-window" => short_window = true,
+            "--whole-window" => short_window = false,
             "--beam" => beam_size = args.next().context("--beam needs a value")?.parse()?,
             "--concurrent" => {
                 concurrent = args.next().context("--concurrent needs a value")?.parse()?;
@@ -58,7 +60,7 @@ fn main() -> anyhow::Result<()> {
         }
     }
     let file = file.context(
-        "usage: transcribe_file FILE [--model M] [--lang xx] [--threads N] [--text FILE] [--concurrent N] [--short-window] [--beam N]",
+        "usage: transcribe_file FILE [--model M] [--lang xx] [--threads N] [--text FILE] [--concurrent N] [--whole-window] [--beam N]",
     )?;
     let text = text.map(|t| given_text(Path::new(&t))).transpose()?;
 

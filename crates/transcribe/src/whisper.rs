@@ -321,14 +321,13 @@ impl WhisperTranscriber {
 /// The encoder's work grows with its window (the attention with its square), and whisper pads
 /// every piece to 30 s: a 5 s sentence costs the encoder a sixth of that. The model learnt on
 /// speech followed by silence, and with too little of it (1 s) it ends early or breaks words
-/// ("If the weather stays dry we will walk across the" for a whole sentence). With 6–10 s, on
-/// the word-timing bench's 123 English clips (tiny.en-q8_0), the median clip is transcribed
-/// 1.8–2.0x faster and the word error rate goes from 0.111–0.115 to 0.120–0.126 (lower on
-/// clean speech, higher under noise; runs one encoder frame apart differ by as much as 7 of
-/// the 1,953 words, the bench's own spread). Single words of real test clips change either
-/// way (with 6 s a 3 s "Hello world" became "the lore world", with 8 s JFK's "ask not" became
-/// "asked not"), hence an option. The window always holds the whole piece (whisper.cpp's DTW
-/// asserts it).
+/// ("If the weather stays dry we will walk across the" for a whole sentence). With 8 s, on the
+/// word-timing bench's 123 English clips (tiny.en), the median clip is transcribed 1.75x
+/// faster and the word error rate is the whole window's (0.110 against 0.111; lower on clean
+/// speech, higher under noise, single words differing either way). Before whisper.cpp's beam
+/// search took its top candidates (crates/whisper-sys) it cost about 0.01, and JFK's "ask not"
+/// became "asked not": the sampled beams changed with any change of the encoder's output. The
+/// window always holds the whole piece (whisper.cpp's DTW asserts it).
 fn audio_ctx(samples: usize, n_audio_ctx: usize) -> Option<i32> {
     // The encoder halves the mel frames (10 ms) of the audio: 320 samples a frame.
     let frames = samples.div_ceil(2 * SAMPLE_RATE_HZ / 100) + AUDIO_CTX_MARGIN_FRAMES;
