@@ -49,8 +49,6 @@ fn main() -> anyhow::Result<()> {
             "--lang" => lang = args.next().context("--lang needs a value")?,
             "--threads" => threads = args.next().context("--threads needs a value")?.parse()?,
             "--text" => text = Some(args.next().context("--text needs a value")?),
-            // The short window is the default; the flag stays for scripts that name it.
-            "--short-window" => short_window = true,
             "--whole-window" => short_window = false,
             "--beam" => beam_size = args.next().context("--beam needs a value")?.parse()?,
             "--concurrent" => {
