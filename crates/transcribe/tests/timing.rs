@@ -84,20 +84,30 @@ fn continuous_speech_is_timed_by_the_aligner_with_both_models() {
     }
 }
 
+/// tiny.en's transcript of `samples`, checked to have no word starting in silence.
+fn tiny_en_without_starts_in_silence(
+    samples: &[f32],
+    truth: &[TimedWord],
+) -> caption_transcribe::Transcript {
+    let transcript = model("tiny.en")
+        .transcribe(samples, &TranscribeOptions::default().threads(2))
+        .unwrap();
+    let in_silence = starts_in_silence(truth, &transcript.words);
+    assert!(
+        in_silence.is_empty(),
+        "words starting in silence: {in_silence:?} (truth from {:.3})",
+        truth[0].start_s
+    );
+    transcript
+}
+
 #[test]
 fn no_word_starts_in_the_pause_before_it() {
     // Festival's slt voice pauses about 0.1 s at each comma; the aligner used to let the
     // word after it ("and", "they") start inside that pause.
     let text = "We waited by the river for an hour, and then the boats came in, they were full of fish, and the children ran to see them";
     let (samples, truth) = festival(text, "slt");
-    let transcript = model("tiny.en")
-        .transcribe(&samples, &TranscribeOptions::default().threads(2))
-        .unwrap();
-    let in_silence = starts_in_silence(&truth, &transcript.words);
-    assert!(
-        in_silence.is_empty(),
-        "words starting in silence: {in_silence:?}"
-    );
+    let transcript = tiny_en_without_starts_in_silence(&samples, &truth);
     let (mean, within, _) = score(&truth, &transcript.words);
     assert!(
         mean <= 0.03 && within >= 0.85,
@@ -116,15 +126,7 @@ fn no_word_starts_in_the_noise_before_it() {
     let truth = festival_sentence(text, "slt", &clean).unwrap();
     caption_testkit::speech::mix_pink_noise(&clean, &noisy, 16.0).unwrap();
     let samples = support::audio::decode_16k_mono(&noisy).unwrap();
-    let transcript = model("tiny.en")
-        .transcribe(&samples, &TranscribeOptions::default().threads(2))
-        .unwrap();
-    let in_silence = starts_in_silence(&truth, &transcript.words);
-    assert!(
-        in_silence.is_empty(),
-        "words starting in silence: {in_silence:?} (truth from {:.3})",
-        truth[0].start_s
-    );
+    let transcript = tiny_en_without_starts_in_silence(&samples, &truth);
     let (mean, _, scored) = score(&truth, &transcript.words);
     assert!(scored * 10 >= truth.len() * 8, "only {scored} words heard");
     assert!(mean <= 0.045, "mean {mean:.3} s");
