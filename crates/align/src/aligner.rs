@@ -62,6 +62,9 @@ pub struct Span {
     /// When it ends (after `start_s`, except for a token that is not spoken at all, which gets
     /// the instant between its neighbours).
     pub end_s: f64,
+    /// The shortest the word can be: each of its phones' states one frame long. A word this
+    /// short was squeezed in where the audio had no sound for it.
+    pub shortest_s: f64,
 }
 
 /// Forced alignment of English words onto speech.
@@ -164,20 +167,25 @@ impl Aligner {
         let mut dictionary_words: Vec<String> = Vec::new();
         // For each written token, the range of its spoken words in `dictionary_words`.
         let mut tokens: Vec<std::ops::Range<usize>> = Vec::with_capacity(words.len());
-        let mut phones = 0;
+        // Phones of each token.
+        let mut token_phones = Vec::with_capacity(words.len());
         for token in words {
             let first = dictionary_words.len();
+            let mut phones = 0;
             for word in spoken_words(token) {
                 phones += self.pronounce(decoder, &word)?;
                 dictionary_words.push(word);
             }
             tokens.push(first..dictionary_words.len());
+            token_phones.push(phones);
         }
+        let phones: usize = token_phones.iter().sum();
         if dictionary_words.is_empty() {
             return Err(Error::NothingToAlign);
         }
         let duration_s = samples.len() as f64 / f64::from(SAMPLE_RATE_HZ);
-        let needed_s = phones as f64 * STATES_PER_PHONE / FRAMES_PER_S;
+        let shortest_s = |phones: usize| phones as f64 * STATES_PER_PHONE / FRAMES_PER_S;
+        let needed_s = shortest_s(phones);
         if needed_s > duration_s {
             return Err(Error::TooShort {
                 phones,
@@ -195,12 +203,13 @@ impl Aligner {
         let at = |frame: u32| (f64::from(frame) / FRAMES_PER_S - EDGE_PAD_S).clamp(0.0, duration_s);
         let mut spans = Vec::with_capacity(tokens.len());
         let mut previous_end_s = 0.0;
-        for token in &tokens {
+        for (token, &phones) in tokens.iter().zip(&token_phones) {
             let span = if token.is_empty() {
                 // Not spoken ("—", an emoji): the instant where the previous word ended.
                 Span {
                     start_s: previous_end_s,
                     end_s: previous_end_s,
+                    shortest_s: 0.0,
                 }
             } else {
                 let first = &segments[token.start];
@@ -208,6 +217,7 @@ impl Aligner {
                 Span {
                     start_s: at(first.start_frame).max(previous_end_s),
                     end_s: at(last.end_frame),
+                    shortest_s: shortest_s(phones),
                 }
             };
             previous_end_s = span.end_s.max(span.start_s);

@@ -34,6 +34,7 @@ mod ct2;
 mod error;
 mod ggml;
 mod given;
+mod groups;
 mod mel;
 mod models;
 mod refine;

@@ -1,35 +1,24 @@
 //! Word times from a forced aligner, after whisper decided the words.
 //!
 //! DTW's boundaries are off by 80-100 ms on connected speech; an acoustic model that knows which
-//! words were said puts them within a few tens of milliseconds. The words of a piece are cut into
-//! groups at real pauses (where the snap onto the signal found silence between two words), each
-//! group is aligned on its own audio with a little of the surrounding silence, and a group whose
-//! alignment fails keeps the times it had: a transcription never fails because alignment did.
+//! words were said puts them within a few tens of milliseconds. The words of a piece are aligned
+//! in groups between pauses (see [`crate::groups`]), and a group whose alignment fails keeps the
+//! times it had: a transcription never fails because alignment did. Edges next to a pause are
+//! then put on the sound itself.
 
 use caption_align::Aligner;
 use caption_core::Word;
 
-use crate::speech::{Region, SAMPLE_RATE_HZ};
+use crate::groups::{APART_S, align_groups};
+use crate::speech::{Region, SAMPLE_RATE_HZ, round_ms};
 use crate::vad::Voice;
 
-/// Millisecond precision: finer than any boundary is known, and stable in JSON.
-pub(crate) fn round_ms(t_s: f64) -> f64 {
-    (t_s * 1000.0).round() / 1000.0
-}
-
-/// A silence at least this long between two words separates alignment groups.
-const GROUP_PAUSE_S: f64 = 0.25;
-/// Audio kept before a group's first and after its last word (at most half the pause).
-const GROUP_MARGIN_S: f64 = 0.25;
 /// A snap never leaves a word shorter than this: the aligner's shortest word (one phone of
 /// three 10 ms states).
 const MIN_WORD_S: f64 = 0.03;
-/// Word edges are snapped onto the signal only where the aligned words leave at least this
-/// much silence between them (see [`snap_to_pauses`]).
-const SNAP_GAP_S: f64 = 0.02;
-/// Groups are not allowed to grow beyond this (the aligner's search is linear in length, but
-/// failures cost the whole group).
-const MAX_GROUP_S: f64 = 20.0;
+/// Word edges are snapped onto the signal only where the aligned words leave a pause between
+/// them (see [`snap_to_pauses`]).
+const SNAP_GAP_S: f64 = APART_S;
 
 /// Replaces the times of `words` (already in time order, covering `samples` from `0`) by the
 /// aligner's, group by group, then puts edges next to a pause exactly on the sound (`regions`:
@@ -296,134 +285,10 @@ fn snap_to_pauses(
     }
 }
 
-/// A group whose alignment fails is cut in two and each half aligned again, down to halves of
-/// this many words.
-const MIN_SPLIT_WORDS: usize = 2;
-/// How many times a failed group is halved at most (a 20-second group into pieces of about
-/// two and a half seconds).
-const MAX_SPLIT_DEPTH: u32 = 3;
-
-/// Aligns every group and writes the times into `words`; returns how many groups (or pieces
-/// of a group cut after a failure) failed and kept their old times. The indices of words in
-/// pieces too short for their phones are added to `unfit`, in order.
-fn align_groups(
-    aligner: &Aligner,
-    samples: &[f32],
-    words: &mut [Word],
-    unfit: &mut Vec<usize>,
-) -> usize {
-    // One decoder in order: its noise estimate carries from one group to the next, which
-    // short groups (a word between two pauses) need; parallel decoders or a fresh estimate per
-    // group each moved the gapped bench from 15/18 clips on target to 12/18.
-    let mut align = |audio: &[f32], texts: &[&str]| aligner.align(audio, texts);
-    groups(words)
-        .into_iter()
-        .map(|group| align_range(&mut align, samples, words, group, 0, unfit))
-        .sum()
-}
-
-/// Aligns `words[range]` on its audio (with some of the silence around it) and writes the
-/// times. When the aligner fails (its beam lost the path, or a word is not in the audio), the
-/// range is cut at its widest pause and each half aligned on its own, so that one bad stretch
-/// costs its own words only. Returns how many pieces failed and kept their old times; a piece
-/// that is still too short for its words' phones has their indices added to `unfit`.
-fn align_range(
-    align: &mut impl FnMut(&[f32], &[&str]) -> caption_align::Result<Vec<caption_align::Span>>,
-    samples: &[f32],
-    words: &mut [Word],
-    range: std::ops::Range<usize>,
-    depth: u32,
-    unfit: &mut Vec<usize>,
-) -> usize {
-    let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
-    let at = |t: f64| ((t * SAMPLE_RATE_HZ as f64).round() as usize).min(samples.len());
-    let (first, last) = (&words[range.start], &words[range.end - 1]);
-    let before_s = if range.start == 0 {
-        first.start
-    } else {
-        first.start - words[range.start - 1].end
-    };
-    let after_s = if range.end == words.len() {
-        total_s - last.end
-    } else {
-        words[range.end].start - last.end
-    };
-    let from_s = (first.start - GROUP_MARGIN_S.min(before_s.max(0.0) / 2.0)).max(0.0);
-    let to_s = (last.end + GROUP_MARGIN_S.min(after_s.max(0.0) / 2.0)).min(total_s);
-    let texts: Vec<&str> = words[range.clone()]
-        .iter()
-        .map(|w| w.punctuated_word.as_str())
-        .collect();
-    let audio = &samples[at(from_s)..at(to_s).max(at(from_s))];
-    match align(audio, &texts) {
-        Ok(spans) => {
-            for (word, span) in words[range].iter_mut().zip(spans) {
-                word.start = round_ms(from_s + span.start_s);
-                word.end = round_ms(from_s + span.end_s);
-            }
-            0
-        }
-        Err(error) if range.len() >= 2 * MIN_SPLIT_WORDS && depth < MAX_SPLIT_DEPTH => {
-            // The widest pause between two words, the middle one among equals.
-            let middle = (range.start + range.end) as f64 / 2.0;
-            let cut = (range.start + MIN_SPLIT_WORDS..=range.end - MIN_SPLIT_WORDS)
-                .max_by(|&a, &b| {
-                    let gap = |i: usize| words[i].start - words[i - 1].end;
-                    gap(a).total_cmp(&gap(b)).then_with(|| {
-                        (b as f64 - middle)
-                            .abs()
-                            .total_cmp(&(a as f64 - middle).abs())
-                    })
-                })
-                .unwrap_or(range.start + range.len() / 2);
-            tracing::debug!(%error, words = ?texts, cut = cut - range.start, "alignment failed; aligning both halves");
-            align_range(align, samples, words, range.start..cut, depth + 1, unfit)
-                + align_range(align, samples, words, cut..range.end, depth + 1, unfit)
-        }
-        Err(error) => {
-            tracing::debug!(%error, words = ?texts, "alignment failed; keeping DTW times");
-            if matches!(error, caption_align::Error::TooShort { .. }) {
-                unfit.extend(range);
-            }
-            1
-        }
-    }
-}
-
-/// Ranges of words between pauses of at least [`GROUP_PAUSE_S`], each at most [`MAX_GROUP_S`]
-/// long when a pause allows.
-fn groups(words: &[Word]) -> Vec<std::ops::Range<usize>> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for i in 1..=words.len() {
-        let at_end = i == words.len();
-        let cut = at_end || {
-            let pause_s = words[i].start - words[i - 1].end;
-            pause_s >= GROUP_PAUSE_S
-                || (words[i].end - words[start].start > MAX_GROUP_S && pause_s > 0.0)
-        };
-        if cut {
-            out.push(start..i);
-            start = i;
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn word(start: f64, end: f64) -> Word {
-        Word {
-            start,
-            end,
-            word: "w".into(),
-            punctuated_word: "w".into(),
-            emoji: None,
-            ..Default::default()
-        }
-    }
+    use crate::groups::tests::word;
 
     fn region(start_s: f64, end_s: f64) -> Region {
         Region { start_s, end_s }
@@ -531,108 +396,6 @@ mod tests {
         assert!(!QuietTest::new(&noisy).is_quiet(1.51, 1.59));
     }
 
-    /// An aligner that fails on more than `max_words` words and otherwise spreads the words
-    /// evenly over the audio; it records the words of every call.
-    fn aligner_up_to(
-        max_words: usize,
-        calls: &mut Vec<Vec<String>>,
-    ) -> impl FnMut(&[f32], &[&str]) -> caption_align::Result<Vec<caption_align::Span>> + '_ {
-        move |audio: &[f32], texts: &[&str]| {
-            calls.push(texts.iter().map(|t| (*t).to_owned()).collect());
-            if texts.len() > max_words {
-                return Err(caption_align::Error::Decoder {
-                    detail: format!("{} words: the beam lost the path", texts.len()),
-                });
-            }
-            let each_s = audio.len() as f64 / SAMPLE_RATE_HZ as f64 / texts.len() as f64;
-            Ok((0..texts.len())
-                .map(|i| caption_align::Span {
-                    start_s: i as f64 * each_s,
-                    end_s: (i + 1) as f64 * each_s,
-                })
-                .collect())
-        }
-    }
-
-    fn spoken(starts: &[f64]) -> Vec<Word> {
-        starts
-            .iter()
-            .enumerate()
-            .map(|(i, &start)| Word {
-                punctuated_word: format!("w{i}"),
-                ..word(start, start + 0.25)
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_failed_group_is_aligned_again_in_halves_cut_at_its_widest_pause() {
-        // Eight words with pauses of 0.25 s, the widest (0.5 s) before the sixth.
-        let mut words = spoken(&[0.5, 1.0, 1.5, 2.0, 2.5, 3.25, 3.75, 4.25]);
-        let samples = vec![0.0f32; 5 * SAMPLE_RATE_HZ];
-        let mut calls = Vec::new();
-        let failed = align_range(
-            &mut aligner_up_to(5, &mut calls),
-            &samples,
-            &mut words,
-            0..8,
-            0,
-            &mut Vec::new(),
-        );
-        assert_eq!(failed, 0);
-        let sizes: Vec<usize> = calls.iter().map(Vec::len).collect();
-        assert_eq!(sizes, [8, 5, 3]);
-        assert_eq!(calls[1], ["w0", "w1", "w2", "w3", "w4"]);
-        // Every word got the aligner's time. The first piece took half the widest pause (up to
-        // 3.0 s); the second begins half of what is left before w5.
-        assert_eq!(words[4].end, 3.0);
-        assert_eq!(words[5].start, 3.125);
-        assert!(words.windows(2).all(|w| w[0].end <= w[1].start));
-    }
-
-    #[test]
-    fn pieces_that_still_fail_keep_their_times() {
-        let starts = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0];
-        let mut words = spoken(&starts);
-        let samples = vec![0.0f32; 5 * SAMPLE_RATE_HZ];
-        let mut calls = Vec::new();
-        let mut unfit = Vec::new();
-        let failed = align_range(
-            &mut aligner_up_to(0, &mut calls),
-            &samples,
-            &mut words,
-            0..8,
-            0,
-            &mut unfit,
-        );
-        assert!(unfit.is_empty(), "{unfit:?}");
-        // Equal pauses: cut in the middle. 8 words, then 4 + 4, then four pieces of 2 that are
-        // not cut again.
-        assert_eq!(failed, 4);
-        assert_eq!(calls.len(), 7);
-        let kept: Vec<f64> = words.iter().map(|w| w.start).collect();
-        assert_eq!(kept, starts);
-    }
-
-    #[test]
-    fn pieces_too_short_for_their_phones_are_unfit() {
-        // Whisper's "Thank you for watching" twice over, in two seconds: the whole group and
-        // every piece of it are too short for their phones.
-        let mut words = spoken(&[0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75]);
-        let samples = vec![0.0f32; 2 * SAMPLE_RATE_HZ];
-        let mut too_short = |audio: &[f32], texts: &[&str]| {
-            Err(caption_align::Error::TooShort {
-                phones: 4 * texts.len(),
-                needed_s: 0.12 * texts.len() as f64,
-                audio_s: audio.len() as f64 / SAMPLE_RATE_HZ as f64,
-            })
-        };
-        let mut unfit = Vec::new();
-        let failed = align_range(&mut too_short, &samples, &mut words, 0..8, 0, &mut unfit);
-        assert_eq!(failed, 4);
-        assert_eq!(unfit, (0..8).collect::<Vec<_>>());
-    }
-
     #[test]
     fn a_squeezed_word_moves_onto_a_lone_sound() {
         // "After a long": sounds 0.50-0.88, 1.00-1.23 and 1.53-1.90. The aligner put "a" at the
@@ -681,18 +444,5 @@ mod tests {
         let before = long.clone();
         claim_lone_sounds(&mut long, &regions, |_| true, |_, _| true);
         assert_eq!(long, before);
-    }
-
-    #[test]
-    fn groups_break_at_pauses() {
-        let words = [
-            word(0.0, 0.3),
-            word(0.3, 0.6),
-            word(1.0, 1.2),
-            word(1.3, 1.5),
-            word(1.5, 1.9),
-        ];
-        assert_eq!(groups(&words), vec![0..2, 2..5]);
-        assert_eq!(groups(&[]), Vec::<std::ops::Range<usize>>::new());
     }
 }

@@ -91,6 +91,11 @@ pub(crate) fn speech_regions(samples: &[f32], params: &GateParams) -> Vec<Region
         .collect()
 }
 
+/// Millisecond precision: finer than any boundary is known, and stable in JSON.
+pub(crate) fn round_ms(t_s: f64) -> f64 {
+    (t_s * 1000.0).round() / 1000.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::chunks;
 use crate::error::{Error, Result};
-use crate::refine::round_ms;
+use crate::speech::round_ms;
 use crate::transcriber::{SAMPLE_RATE_HZ, TranscribeOptions, Transcriber, Transcript};
 
 /// Audio per window. Five minutes: long enough that cuts are rare, short enough that the

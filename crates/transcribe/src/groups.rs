@@ -1,0 +1,417 @@
+//! Alignment groups: the words of a piece cut at pauses, each aligned on its own audio.
+//!
+//! The groups are cut where whisper's times pause (at least [`GROUP_PAUSE_S`]); each group is
+//! aligned with a little of the silence around it, a group whose alignment fails is aligned
+//! again in halves, and each cut is then checked by aligning the words around it together (a
+//! cut one word off moves).
+
+use caption_align::{Aligner, Span};
+use caption_core::Word;
+
+use crate::speech::{SAMPLE_RATE_HZ, round_ms};
+
+/// An aligner's call: audio and written words in, one span per word out
+/// ([`Aligner::align`]; tests give scripted ones).
+trait Align: FnMut(&[f32], &[&str]) -> caption_align::Result<Vec<Span>> {}
+impl<F: FnMut(&[f32], &[&str]) -> caption_align::Result<Vec<Span>>> Align for F {}
+
+/// Aligned words at least this far apart have a pause between them; closer, they touch.
+pub(crate) const APART_S: f64 = 0.02;
+
+/// A silence at least this long between two words separates alignment groups.
+const GROUP_PAUSE_S: f64 = 0.25;
+/// Audio kept before a group's first and after its last word (at most half the pause).
+const GROUP_MARGIN_S: f64 = 0.25;
+/// Groups are not allowed to grow beyond this (the aligner's search is linear in length, but
+/// failures cost the whole group).
+const MAX_GROUP_S: f64 = 20.0;
+
+/// A group whose alignment fails is cut in two and each half aligned again, down to halves of
+/// this many words.
+const MIN_SPLIT_WORDS: usize = 2;
+/// How many times a failed group is halved at most (a 20-second group into pieces of about
+/// two and a half seconds).
+const MAX_SPLIT_DEPTH: u32 = 3;
+
+/// Aligns every group and writes the times into `words`; returns how many groups (or pieces
+/// of a group cut after a failure) failed and kept their old times. The indices of words in
+/// pieces too short for their phones are added to `unfit`, in order. Each cut between two
+/// groups is then checked (see [`moved_cut`]); a cut the aligner puts elsewhere moves, and the
+/// two groups are aligned again.
+pub(crate) fn align_groups(
+    aligner: &Aligner,
+    samples: &[f32],
+    words: &mut [Word],
+    unfit: &mut Vec<usize>,
+) -> usize {
+    // One decoder in order: its noise estimate carries from one group to the next, which
+    // short groups (a word between two pauses) need; parallel decoders or a fresh estimate per
+    // group each moved the gapped bench from 15/18 clips on target to 12/18.
+    let mut align = |audio: &[f32], texts: &[&str]| aligner.align(audio, texts);
+    let mut ranges = groups(words);
+    let failed: Vec<usize> = ranges
+        .iter()
+        .map(|group| align_range(&mut align, samples, words, group.clone(), 0, unfit))
+        .collect();
+    for i in 1..ranges.len() {
+        if failed[i - 1] > 0 || failed[i] > 0 {
+            continue;
+        }
+        let both = ranges[i - 1].start..ranges[i].end;
+        let kept: Vec<(f64, f64)> = words[both.clone()]
+            .iter()
+            .map(|w| (w.start, w.end))
+            .collect();
+        let Some(cut) = moved_cut(&mut align, samples, words, both.clone(), ranges[i].start) else {
+            continue;
+        };
+        let unfit_before = unfit.len();
+        let (left, right) = (both.start..cut, cut..both.end);
+        let again = align_range(&mut align, samples, words, left.clone(), 0, unfit)
+            + align_range(&mut align, samples, words, right.clone(), 0, unfit);
+        tracing::debug!(
+            from = ranges[i].start,
+            to = cut,
+            failed = again,
+            "a cut between alignment groups moved"
+        );
+        if again == 0 {
+            (ranges[i - 1], ranges[i]) = (left, right);
+        } else {
+            // Keep the first alignment rather than half of each.
+            for (word, &(start, end)) in words[both].iter_mut().zip(&kept) {
+                (word.start, word.end) = (start, end);
+            }
+            unfit.truncate(unfit_before);
+        }
+    }
+    unfit.sort_unstable();
+    failed.iter().sum()
+}
+
+/// Words on each side of a cut between groups that [`moved_cut`] aligns together.
+const CUT_CHECK_WORDS: usize = 3;
+/// The pause [`moved_cut`] must find elsewhere, where its words touch at the cut, to move it.
+const CUT_MOVE_PAUSE_S: f64 = 0.1;
+/// A word aligned within a frame (10 ms, and half a frame for rounding) of its shortest is
+/// squeezed (see [`caption_align::Span::shortest_s`]).
+const SQUEEZE_SLACK_S: f64 = 0.015;
+
+/// Checks the cut at word `cut` between two aligned groups (`both` covers them): the words on
+/// either side of it are aligned together, across the pause. Groups are cut at the pauses of
+/// whisper's times, which can be one word off ("Tuesday | morning" cut before "morning" when
+/// the pause came after it); the first group's audio then holds a word's sound it has no word
+/// for, and every word of the second group lands one word late. Returns where the joint
+/// alignment puts the pause instead: a boundary with at least [`CUT_MOVE_PAUSE_S`] of silence
+/// where it joins the words at the cut. The words aligned together then take its times, so
+/// that the groups are aligned again on audio bounded by them.
+fn moved_cut(
+    align: &mut impl Align,
+    samples: &[f32],
+    words: &mut [Word],
+    both: std::ops::Range<usize>,
+    cut: usize,
+) -> Option<usize> {
+    let local =
+        both.start.max(cut.saturating_sub(CUT_CHECK_WORDS))..both.end.min(cut + CUT_CHECK_WORDS);
+    let (from_s, to_s) = audio_bounds(samples, words, local.clone());
+    let texts: Vec<&str> = words[local.clone()]
+        .iter()
+        .map(|w| w.punctuated_word.as_str())
+        .collect();
+    let spans = align(between(samples, from_s, to_s), &texts).ok()?;
+    let gap = |j: usize| spans[j - local.start].start_s - spans[j - 1 - local.start].end_s;
+    let widest = (local.start + 1..local.end).max_by(|&a, &b| gap(a).total_cmp(&gap(b)))?;
+    // A joint alignment that squeezes a word (to its shortest, where the audio has no sound
+    // for it) fits the words no better: whisper misheard one ("may reach" for "they agreed"),
+    // and neither side of the pause has a sound for it.
+    let squeezed = spans
+        .iter()
+        .any(|s| s.shortest_s > 0.0 && s.end_s - s.start_s <= s.shortest_s + SQUEEZE_SLACK_S);
+    if widest == cut || gap(cut) >= APART_S || gap(widest) < CUT_MOVE_PAUSE_S || squeezed {
+        return None;
+    }
+    for (word, span) in words[local].iter_mut().zip(&spans) {
+        word.start = from_s + span.start_s;
+        word.end = from_s + span.end_s;
+    }
+    Some(widest)
+}
+
+/// The samples from `from_s` to `to_s`.
+fn between(samples: &[f32], from_s: f64, to_s: f64) -> &[f32] {
+    let at = |t: f64| ((t * SAMPLE_RATE_HZ as f64).round() as usize).min(samples.len());
+    &samples[at(from_s)..at(to_s).max(at(from_s))]
+}
+
+/// The audio aligned for `words[range]`: from its first word's start to its last word's end,
+/// with [`GROUP_MARGIN_S`] of the pause on each side (at most half of it).
+fn audio_bounds(samples: &[f32], words: &[Word], range: std::ops::Range<usize>) -> (f64, f64) {
+    let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
+    let (first, last) = (&words[range.start], &words[range.end - 1]);
+    let before_s = if range.start == 0 {
+        first.start
+    } else {
+        first.start - words[range.start - 1].end
+    };
+    let after_s = if range.end == words.len() {
+        total_s - last.end
+    } else {
+        words[range.end].start - last.end
+    };
+    let from_s = (first.start - GROUP_MARGIN_S.min(before_s.max(0.0) / 2.0)).max(0.0);
+    let to_s = (last.end + GROUP_MARGIN_S.min(after_s.max(0.0) / 2.0)).min(total_s);
+    (from_s, to_s)
+}
+
+/// Aligns `words[range]` on its audio (with some of the silence around it) and writes the
+/// times. When the aligner fails (its beam lost the path, or a word is not in the audio), the
+/// range is cut at its widest pause and each half aligned on its own, so that one bad stretch
+/// costs its own words only. Returns how many pieces failed and kept their old times; a piece
+/// that is still too short for its words' phones has their indices added to `unfit`.
+fn align_range(
+    align: &mut impl Align,
+    samples: &[f32],
+    words: &mut [Word],
+    range: std::ops::Range<usize>,
+    depth: u32,
+    unfit: &mut Vec<usize>,
+) -> usize {
+    let (from_s, to_s) = audio_bounds(samples, words, range.clone());
+    let texts: Vec<&str> = words[range.clone()]
+        .iter()
+        .map(|w| w.punctuated_word.as_str())
+        .collect();
+    let audio = between(samples, from_s, to_s);
+    match align(audio, &texts) {
+        Ok(spans) => {
+            for (word, span) in words[range].iter_mut().zip(spans) {
+                word.start = round_ms(from_s + span.start_s);
+                word.end = round_ms(from_s + span.end_s);
+            }
+            0
+        }
+        Err(error) if range.len() >= 2 * MIN_SPLIT_WORDS && depth < MAX_SPLIT_DEPTH => {
+            // The widest pause between two words, the middle one among equals.
+            let middle = (range.start + range.end) as f64 / 2.0;
+            let cut = (range.start + MIN_SPLIT_WORDS..=range.end - MIN_SPLIT_WORDS)
+                .max_by(|&a, &b| {
+                    let gap = |i: usize| words[i].start - words[i - 1].end;
+                    gap(a).total_cmp(&gap(b)).then_with(|| {
+                        (b as f64 - middle)
+                            .abs()
+                            .total_cmp(&(a as f64 - middle).abs())
+                    })
+                })
+                .unwrap_or(range.start + range.len() / 2);
+            tracing::debug!(%error, words = ?texts, cut = cut - range.start, "alignment failed; aligning both halves");
+            align_range(align, samples, words, range.start..cut, depth + 1, unfit)
+                + align_range(align, samples, words, cut..range.end, depth + 1, unfit)
+        }
+        Err(error) => {
+            tracing::debug!(%error, words = ?texts, "alignment failed; keeping DTW times");
+            if matches!(error, caption_align::Error::TooShort { .. }) {
+                unfit.extend(range);
+            }
+            1
+        }
+    }
+}
+
+/// Ranges of words between pauses of at least [`GROUP_PAUSE_S`], each at most [`MAX_GROUP_S`]
+/// long when a pause allows.
+fn groups(words: &[Word]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=words.len() {
+        let at_end = i == words.len();
+        let cut = at_end || {
+            let pause_s = words[i].start - words[i - 1].end;
+            pause_s >= GROUP_PAUSE_S
+                || (words[i].end - words[start].start > MAX_GROUP_S && pause_s > 0.0)
+        };
+        if cut {
+            out.push(start..i);
+            start = i;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A word "w" from `start` to `end`.
+    pub(crate) fn word(start: f64, end: f64) -> Word {
+        Word {
+            start,
+            end,
+            word: "w".into(),
+            punctuated_word: "w".into(),
+            ..Default::default()
+        }
+    }
+
+    /// An aligner that fails on more than `max_words` words and otherwise spreads the words
+    /// evenly over the audio; it records the words of every call.
+    fn aligner_up_to(max_words: usize, calls: &mut Vec<Vec<String>>) -> impl Align + '_ {
+        move |audio: &[f32], texts: &[&str]| {
+            calls.push(texts.iter().map(|t| (*t).to_owned()).collect());
+            if texts.len() > max_words {
+                return Err(caption_align::Error::Decoder {
+                    detail: format!("{} words: the beam lost the path", texts.len()),
+                });
+            }
+            let each_s = audio.len() as f64 / SAMPLE_RATE_HZ as f64 / texts.len() as f64;
+            Ok((0..texts.len())
+                .map(|i| Span {
+                    start_s: i as f64 * each_s,
+                    end_s: (i + 1) as f64 * each_s,
+                    shortest_s: 0.03,
+                })
+                .collect())
+        }
+    }
+
+    fn spoken(starts: &[f64]) -> Vec<Word> {
+        starts
+            .iter()
+            .enumerate()
+            .map(|(i, &start)| Word {
+                punctuated_word: format!("w{i}"),
+                ..word(start, start + 0.25)
+            })
+            .collect()
+    }
+
+    /// An aligner that lays the words 0.2 s long from the start of the audio, with a pause of
+    /// `pause_s` before the `pause_before`-th; each word is `shortest_s` at the least.
+    fn aligner_with_pause(pause_before: usize, pause_s: f64, shortest_s: f64) -> impl Align {
+        move |_: &[f32], texts: &[&str]| {
+            let mut t = 0.0;
+            Ok((0..texts.len())
+                .map(|i| {
+                    if i == pause_before {
+                        t += pause_s;
+                    }
+                    t += 0.2;
+                    Span {
+                        start_s: t - 0.2,
+                        end_s: t,
+                        shortest_s,
+                    }
+                })
+                .collect())
+        }
+    }
+
+    #[test]
+    fn a_cut_moves_where_the_words_around_it_aligned_together_pause() {
+        // Whisper paused before w3, so the groups were cut there; aligned together, the words
+        // pause before w4 and join w2 to w3.
+        let samples = vec![0.0f32; 4 * SAMPLE_RATE_HZ];
+        let spoken_at = [0.5, 0.75, 1.0, 1.75, 2.0, 2.25];
+        let mut words = spoken(&spoken_at);
+        let mut align = aligner_with_pause(4, 0.3, 0.06);
+        assert_eq!(
+            moved_cut(&mut align, &samples, &mut words, 0..6, 3),
+            Some(4)
+        );
+        // The words took the joint times, from the audio's start: half of the 0.5 s before w0.
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(near(words[0].start, 0.25) && near(words[3].end, 1.05));
+        assert!(near(words[4].start, 1.35) && near(words[5].end, 1.75));
+
+        // A joint pause at the cut itself, or one too short to be a pause, moves nothing; nor
+        // does a joint alignment that squeezes a word to its shortest.
+        for (pause_before, pause_s, shortest_s) in [(3, 0.3, 0.06), (4, 0.05, 0.06), (4, 0.3, 0.19)]
+        {
+            let mut words = spoken(&spoken_at);
+            let mut align = aligner_with_pause(pause_before, pause_s, shortest_s);
+            assert_eq!(moved_cut(&mut align, &samples, &mut words, 0..6, 3), None);
+            assert_eq!(words, spoken(&spoken_at));
+        }
+    }
+
+    #[test]
+    fn a_failed_group_is_aligned_again_in_halves_cut_at_its_widest_pause() {
+        // Eight words with pauses of 0.25 s, the widest (0.5 s) before the sixth.
+        let mut words = spoken(&[0.5, 1.0, 1.5, 2.0, 2.5, 3.25, 3.75, 4.25]);
+        let samples = vec![0.0f32; 5 * SAMPLE_RATE_HZ];
+        let mut calls = Vec::new();
+        let failed = align_range(
+            &mut aligner_up_to(5, &mut calls),
+            &samples,
+            &mut words,
+            0..8,
+            0,
+            &mut Vec::new(),
+        );
+        assert_eq!(failed, 0);
+        let sizes: Vec<usize> = calls.iter().map(Vec::len).collect();
+        assert_eq!(sizes, [8, 5, 3]);
+        assert_eq!(calls[1], ["w0", "w1", "w2", "w3", "w4"]);
+        // Every word got the aligner's time. The first piece took half the widest pause (up to
+        // 3.0 s); the second begins half of what is left before w5.
+        assert_eq!(words[4].end, 3.0);
+        assert_eq!(words[5].start, 3.125);
+        assert!(words.windows(2).all(|w| w[0].end <= w[1].start));
+    }
+
+    #[test]
+    fn pieces_that_still_fail_keep_their_times() {
+        let starts = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0];
+        let mut words = spoken(&starts);
+        let samples = vec![0.0f32; 5 * SAMPLE_RATE_HZ];
+        let mut calls = Vec::new();
+        let mut unfit = Vec::new();
+        let failed = align_range(
+            &mut aligner_up_to(0, &mut calls),
+            &samples,
+            &mut words,
+            0..8,
+            0,
+            &mut unfit,
+        );
+        assert!(unfit.is_empty(), "{unfit:?}");
+        // Equal pauses: cut in the middle. 8 words, then 4 + 4, then four pieces of 2 that are
+        // not cut again.
+        assert_eq!(failed, 4);
+        assert_eq!(calls.len(), 7);
+        let kept: Vec<f64> = words.iter().map(|w| w.start).collect();
+        assert_eq!(kept, starts);
+    }
+
+    #[test]
+    fn pieces_too_short_for_their_phones_are_unfit() {
+        // Whisper's "Thank you for watching" twice over, in two seconds: the whole group and
+        // every piece of it are too short for their phones.
+        let mut words = spoken(&[0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75]);
+        let samples = vec![0.0f32; 2 * SAMPLE_RATE_HZ];
+        let mut too_short = |audio: &[f32], texts: &[&str]| {
+            Err(caption_align::Error::TooShort {
+                phones: 4 * texts.len(),
+                needed_s: 0.12 * texts.len() as f64,
+                audio_s: audio.len() as f64 / SAMPLE_RATE_HZ as f64,
+            })
+        };
+        let mut unfit = Vec::new();
+        let failed = align_range(&mut too_short, &samples, &mut words, 0..8, 0, &mut unfit);
+        assert_eq!(failed, 4);
+        assert_eq!(unfit, (0..8).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn groups_break_at_pauses() {
+        let words = [
+            word(0.0, 0.3),
+            word(0.3, 0.6),
+            word(1.0, 1.2),
+            word(1.3, 1.5),
+            word(1.5, 1.9),
+        ];
+        assert_eq!(groups(&words), vec![0..2, 2..5]);
+        assert_eq!(groups(&[]), Vec::<std::ops::Range<usize>>::new());
+    }
+}
