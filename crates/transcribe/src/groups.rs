@@ -56,8 +56,8 @@ pub(crate) fn align_groups(
         .collect();
     for i in 1..ranges.len() {
         let both = ranges[i - 1].start..ranges[i].end;
-        // Only a cut next to a squeezed word is in doubt (a joint alignment at every cut
-        // costs 60 % more aligning for the same words on target).
+        // Only a cut next to a squeezed word is in doubt: a joint alignment at every cut made
+        // aligning 40 % slower, for one more of base's 123 bench clips on target.
         let doubtful = found.squeezed[near_cut(both.clone(), ranges[i].start)]
             .iter()
             .any(|&s| s);
