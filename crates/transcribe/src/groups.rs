@@ -149,12 +149,8 @@ fn moved_cut(
     cut: usize,
 ) -> Option<usize> {
     let local = near_cut(both, cut);
-    let (from_s, to_s) = audio_bounds(samples, words, local.clone());
-    let texts: Vec<&str> = words[local.clone()]
-        .iter()
-        .map(|w| w.punctuated_word.as_str())
-        .collect();
-    let spans = align(between(samples, from_s, to_s), &texts).ok()?;
+    let (from_s, spans) = align_on_audio(align, samples, words, local.clone());
+    let spans = spans.ok()?;
     let gap = |j: usize| spans[j - local.start].start_s - spans[j - 1 - local.start].end_s;
     let widest = (local.start + 1..local.end).max_by(|&a, &b| gap(a).total_cmp(&gap(b)))?;
     // A joint alignment that squeezes a word (to its shortest, where the audio has no sound
@@ -174,10 +170,22 @@ fn moved_cut(
     Some(widest)
 }
 
-/// The samples from `from_s` to `to_s`.
-fn between(samples: &[f32], from_s: f64, to_s: f64) -> &[f32] {
+/// Aligns `words[range]` (as written) on their audio, bounded by [`audio_bounds`]: where that
+/// audio starts, and the spans from there.
+fn align_on_audio(
+    align: &mut impl Align,
+    samples: &[f32],
+    words: &[Word],
+    range: std::ops::Range<usize>,
+) -> (f64, caption_align::Result<Vec<Span>>) {
+    let (from_s, to_s) = audio_bounds(samples, words, range.clone());
+    let texts: Vec<&str> = words[range]
+        .iter()
+        .map(|w| w.punctuated_word.as_str())
+        .collect();
     let at = |t: f64| ((t * SAMPLE_RATE_HZ as f64).round() as usize).min(samples.len());
-    &samples[at(from_s)..at(to_s).max(at(from_s))]
+    let audio = &samples[at(from_s)..at(to_s).max(at(from_s))];
+    (from_s, align(audio, &texts))
 }
 
 /// The audio aligned for `words[range]`: from its first word's start to its last word's end,
@@ -213,13 +221,14 @@ fn align_range(
     depth: u32,
     found: &mut Found,
 ) -> usize {
-    let (from_s, to_s) = audio_bounds(samples, words, range.clone());
-    let texts: Vec<&str> = words[range.clone()]
-        .iter()
-        .map(|w| w.punctuated_word.as_str())
-        .collect();
-    let audio = between(samples, from_s, to_s);
-    match align(audio, &texts) {
+    let (from_s, spans) = align_on_audio(align, samples, words, range.clone());
+    let texts = || -> Vec<&str> {
+        words[range.clone()]
+            .iter()
+            .map(|w| w.punctuated_word.as_str())
+            .collect()
+    };
+    match spans {
         Ok(spans) => {
             for (i, span) in range.zip(spans) {
                 words[i].start = round_ms(from_s + span.start_s);
@@ -241,12 +250,12 @@ fn align_range(
                     })
                 })
                 .unwrap_or(range.start + range.len() / 2);
-            tracing::debug!(%error, words = ?texts, cut = cut - range.start, "alignment failed; aligning both halves");
+            tracing::debug!(%error, words = ?texts(), cut = cut - range.start, "alignment failed; aligning both halves");
             align_range(align, samples, words, range.start..cut, depth + 1, found)
                 + align_range(align, samples, words, cut..range.end, depth + 1, found)
         }
         Err(error) => {
-            tracing::debug!(%error, words = ?texts, "alignment failed; keeping DTW times");
+            tracing::debug!(%error, words = ?texts(), "alignment failed; keeping DTW times");
             if matches!(error, caption_align::Error::TooShort { .. }) {
                 found.unfit.extend(range);
             }
