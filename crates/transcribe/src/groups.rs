@@ -64,9 +64,10 @@ pub(crate) fn align_groups(
         if failed[i - 1] > 0 || failed[i] > 0 || !doubtful {
             continue;
         }
-        let kept: Vec<(f64, f64)> = words[both.clone()]
+        let kept: Vec<(f64, f64, bool)> = words[both.clone()]
             .iter()
-            .map(|w| (w.start, w.end))
+            .zip(&found.squeezed[both.clone()])
+            .map(|(w, &squeezed)| (w.start, w.end, squeezed))
             .collect();
         let Some(cut) = moved_cut(&mut align, samples, words, both.clone(), ranges[i].start) else {
             continue;
@@ -85,8 +86,9 @@ pub(crate) fn align_groups(
             (ranges[i - 1], ranges[i]) = (left, right);
         } else {
             // Keep the first alignment rather than half of each.
-            for (word, &(start, end)) in words[both].iter_mut().zip(&kept) {
-                (word.start, word.end) = (start, end);
+            for (i, &(start, end, squeezed)) in both.zip(&kept) {
+                (words[i].start, words[i].end) = (start, end);
+                found.squeezed[i] = squeezed;
             }
             found.unfit.truncate(unfit_before);
         }
