@@ -152,10 +152,23 @@ impl Aligner {
         if words.is_empty() {
             return Ok(Vec::new());
         }
-        let mut decoder = self.take_decoder()?;
-        let result = self.align_with(&mut decoder, samples_16k_mono, words);
-        self.give_back(decoder);
-        result
+        self.session()?.align(samples_16k_mono, words)
+    }
+
+    /// One decoder held for a run of calls: what it learns of the recording's levels (its
+    /// running noise and loudness estimate) carries from one call to the next, as for calls of
+    /// [`Aligner::align`] on one thread, but no other thread's call comes between. Aligning a
+    /// recording's pieces in order, one session each for two halves on two threads, gives each
+    /// half the times it gets alone.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Decoder`] when a new decoder is needed and cannot be made.
+    pub fn session(&self) -> Result<Session<'_>> {
+        Ok(Session {
+            aligner: self,
+            decoder: Some(self.take_decoder()?),
+        })
     }
 
     fn align_with(
@@ -224,5 +237,38 @@ impl Aligner {
             spans.push(span);
         }
         Ok(spans)
+    }
+}
+
+/// A decoder of an [`Aligner`] held for a run of alignments ([`Aligner::session`]); it goes back
+/// to the aligner when dropped.
+#[derive(Debug)]
+pub struct Session<'a> {
+    aligner: &'a Aligner,
+    /// `Some` until dropped.
+    decoder: Option<Decoder>,
+}
+
+impl Session<'_> {
+    /// As [`Aligner::align`], on this session's decoder.
+    ///
+    /// # Errors
+    ///
+    /// As [`Aligner::align`].
+    pub fn align(&mut self, samples_16k_mono: &[f32], words: &[&str]) -> Result<Vec<Span>> {
+        match &mut self.decoder {
+            Some(decoder) if !words.is_empty() => {
+                self.aligner.align_with(decoder, samples_16k_mono, words)
+            }
+            _ => Ok(Vec::new()),
+        }
+    }
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        if let Some(decoder) = self.decoder.take() {
+            self.aligner.give_back(decoder);
+        }
     }
 }

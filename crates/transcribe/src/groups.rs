@@ -8,6 +8,7 @@
 use caption_align::{Aligner, Span};
 use caption_core::Word;
 
+use crate::cores::Cores;
 use crate::speech::{SAMPLE_RATE_HZ, round_ms};
 
 /// An aligner's call: audio and written words in, one span per word out
@@ -37,23 +38,41 @@ const MAX_SPLIT_DEPTH: u32 = 3;
 /// of a group cut after a failure) failed and kept their old times. The indices of words in
 /// pieces too short for their phones are added to `unfit`, in order. Each cut between two
 /// groups is then checked (see [`moved_cut`]); a cut the aligner puts elsewhere moves, and the
-/// two groups are aligned again.
+/// two groups are aligned again. With `threads` of 2 or more, words spanning at least
+/// [`TWO_HALVES_MIN_S`] are aligned in two halves at once (see [`align_in_halves`]).
 pub(crate) fn align_groups(
     aligner: &Aligner,
     samples: &[f32],
     words: &mut [Word],
     unfit: &mut Vec<usize>,
+    threads: usize,
 ) -> usize {
+    let mut ranges = groups(words);
+    let mut session = match aligner.session() {
+        Ok(session) => session,
+        Err(error) => {
+            tracing::warn!(%error, "no aligner decoder: words keep their DTW times");
+            return ranges.len();
+        }
+    };
     // One decoder in order: its noise estimate carries from one group to the next, which
     // short groups (a word between two pauses) need; parallel decoders or a fresh estimate per
     // group each moved the gapped bench from 15/18 clips on target to 12/18.
-    let mut align = |audio: &[f32], texts: &[&str]| aligner.align(audio, texts);
-    let mut ranges = groups(words);
+    let mut align = |audio: &[f32], texts: &[&str]| session.align(audio, texts);
     let mut found = Found::new(words.len());
-    let failed: Vec<usize> = ranges
-        .iter()
-        .map(|group| align_range(&mut align, samples, words, group.clone(), 0, &mut found))
-        .collect();
+    let halves = (threads >= 2).then(|| halfway(words, &ranges)).flatten();
+    let failed: Vec<usize> = match halves {
+        Some(half) => align_in_halves(
+            aligner, &mut align, samples, words, &ranges, half, &mut found,
+        ),
+        None => None,
+    }
+    .unwrap_or_else(|| {
+        ranges
+            .iter()
+            .map(|group| align_range(&mut align, samples, words, group.clone(), 0, &mut found))
+            .collect()
+    });
     for i in 1..ranges.len() {
         let both = ranges[i - 1].start..ranges[i].end;
         // Only a cut next to a squeezed word is in doubt: a joint alignment at every cut made
@@ -96,6 +115,110 @@ pub(crate) fn align_groups(
     found.unfit.sort_unstable();
     unfit.extend(found.unfit);
     failed.iter().sum()
+}
+
+/// Words spanning at least this long (a minute) are aligned in two halves on two threads: on
+/// five minutes of speech the groups took 2.3 s rather than 4.1 s, and the aligner's whole
+/// pass 2.9 s rather than 4.2 s, with the same times. Shorter inputs keep one thread (a second
+/// decoder costs its loading, 0.15 s, and a warm-up).
+const TWO_HALVES_MIN_S: f64 = 60.0;
+
+/// The group that starts the second half of `words` (the one starting nearest their middle),
+/// or `None` when they span less than [`TWO_HALVES_MIN_S`].
+fn halfway(words: &[Word], ranges: &[std::ops::Range<usize>]) -> Option<usize> {
+    let (first, last) = (words.first()?, words.last()?);
+    if last.end - first.start < TWO_HALVES_MIN_S || ranges.len() < 2 {
+        return None;
+    }
+    let middle = (first.start + last.end) / 2.0;
+    (1..ranges.len()).min_by(|&a, &b| {
+        let off = |k: usize| (words[ranges[k].start].start - middle).abs();
+        off(a).total_cmp(&off(b))
+    })
+}
+
+/// The first alignment of every group, the groups before `ranges[half]` with `align` on this
+/// thread and the rest with a session of their own on another, as [`align_range`] gives them in
+/// order; `None` (nothing done) when two cores or a second decoder cannot be had. The second
+/// session first aligns the groups of the [`WARM_UP_S`] before its half and throws the times
+/// away, so that it starts its half with the recording's levels, as one session would.
+fn align_in_halves(
+    aligner: &Aligner,
+    align: &mut impl Align,
+    samples: &[f32],
+    words: &mut [Word],
+    ranges: &[std::ops::Range<usize>],
+    half: usize,
+    found: &mut Found,
+) -> Option<Vec<usize>> {
+    let cores = Cores::take(2);
+    if cores.count() < 2 {
+        return None;
+    }
+    let mut second = aligner.session().ok()?;
+    let mut theirs = words.to_vec();
+    let mut found_there = Found::new(words.len());
+    let (mut failed, failed_there) = std::thread::scope(|scope| {
+        let there = scope.spawn(|| {
+            let mut align = |audio: &[f32], texts: &[&str]| second.align(audio, texts);
+            // The warm-up's times also bound the audio of the half's first group, as the
+            // first half's would.
+            let mut forgotten = Found::new(theirs.len());
+            for group in &ranges[warm_from(&theirs, ranges, half)..half] {
+                align_range(
+                    &mut align,
+                    samples,
+                    &mut theirs,
+                    group.clone(),
+                    0,
+                    &mut forgotten,
+                );
+            }
+            ranges[half..]
+                .iter()
+                .map(|group| {
+                    align_range(
+                        &mut align,
+                        samples,
+                        &mut theirs,
+                        group.clone(),
+                        0,
+                        &mut found_there,
+                    )
+                })
+                .collect::<Vec<usize>>()
+        });
+        let here: Vec<usize> = ranges[..half]
+            .iter()
+            .map(|group| align_range(align, samples, words, group.clone(), 0, found))
+            .collect();
+        let there = there
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (here, there)
+    });
+    drop(cores);
+    let second_half = ranges[half].start..words.len();
+    for i in second_half {
+        (words[i].start, words[i].end) = (theirs[i].start, theirs[i].end);
+        found.squeezed[i] = found_there.squeezed[i];
+    }
+    found.unfit.extend(found_there.unfit);
+    failed.extend(failed_there);
+    Some(failed)
+}
+
+/// Speech the second half's session aligns (and forgets) before its half: the decoder's
+/// estimates of the recording's levels follow the last several seconds of audio.
+const WARM_UP_S: f64 = 15.0;
+
+/// The first of the groups before `ranges[half]` that together span [`WARM_UP_S`] (or all).
+fn warm_from(words: &[Word], ranges: &[std::ops::Range<usize>], half: usize) -> usize {
+    let until = words[ranges[half].start].start - WARM_UP_S;
+    (0..half)
+        .rev()
+        .find(|&k| words[ranges[k].start].start <= until)
+        .unwrap_or(0)
 }
 
 /// What aligning groups finds besides the words' times.
@@ -352,6 +475,81 @@ pub(crate) mod tests {
                 })
                 .collect())
         }
+    }
+
+    /// A minute and more of read speech (Festival, whose word times are exact).
+    const PASSAGE: &str = "The fisherman mended his nets while the children watched the boats \
+        return to the bay. Every morning the baker opened his shop before the sun came up. The \
+        committee met on Tuesday morning to discuss the new budget for the public library. \
+        Please remember to bring your passport when you visit the embassy on Friday afternoon. \
+        The old lighthouse keeper climbed the narrow stairs to light the lamp at dusk. A strong \
+        wind blew across the valley and bent the tall grass toward the river. The students \
+        gathered in the hall to hear the visiting scientist talk about the stars. She planted \
+        tomatoes and beans in the garden behind the house last spring. The train to the coast \
+        leaves early, so we packed our bags the night before. After the storm the villagers \
+        worked together to clear the fallen trees from the road. The museum opened a new room \
+        for paintings from the northern islands. He wrote a long letter to his sister and \
+        walked to the post office before dinner.";
+
+    #[test]
+    fn two_halves_on_two_threads_time_the_words_as_one_thread_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let wav = dir.path().join("passage.wav");
+        let truth = caption_testkit::speech::festival_sentence(PASSAGE, "kal", &wav).unwrap();
+        let samples: Vec<f32> = caption_testkit::speech::read_wav_16k(&wav)
+            .unwrap()
+            .iter()
+            .map(|&s| f32::from(s) / 32768.0)
+            .collect();
+        // Times as whisper's would be: each word 40 ms late.
+        let heard: Vec<Word> = truth
+            .iter()
+            .map(|t| Word {
+                start: t.start_s + 0.04,
+                end: t.end_s + 0.04,
+                word: t.word.clone(),
+                punctuated_word: t.word.clone(),
+                ..Default::default()
+            })
+            .collect();
+        assert!(
+            halfway(&heard, &groups(&heard)).is_some(),
+            "not long enough to halve"
+        );
+        let timed = |threads: usize| {
+            // A new aligner each: a decoder's noise estimate carries over from its last call.
+            let aligner = Aligner::open_installed().unwrap();
+            let mut words = heard.clone();
+            let mut unfit = Vec::new();
+            let failed = align_groups(&aligner, &samples, &mut words, &mut unfit, threads);
+            assert_eq!((failed, unfit.len()), (0, 0), "{threads} threads");
+            words
+        };
+        let (one, two) = (timed(1), timed(2));
+        for (a, b) in one.iter().zip(&two) {
+            assert!(
+                (a.start - b.start).abs() <= 0.01 && (a.end - b.end).abs() <= 0.01,
+                "{:?}: {:.3}-{:.3} on one thread, {:.3}-{:.3} on two",
+                a.word,
+                a.start,
+                a.end,
+                b.start,
+                b.end
+            );
+        }
+        let mean_error = |words: &[Word]| {
+            let sum: f64 = words
+                .iter()
+                .zip(&truth)
+                .map(|(w, t)| (w.start - t.start_s).abs() + (w.end - t.end_s).abs())
+                .sum();
+            sum / (2 * words.len()) as f64
+        };
+        assert!(
+            mean_error(&two) <= 0.03,
+            "mean error {:.3} s",
+            mean_error(&two)
+        );
     }
 
     #[test]

@@ -25,8 +25,8 @@ const SNAP_GAP_S: f64 = APART_S;
 /// the amplitude gate's, in time order) where that sound's edge is in someone's speech (`voice`,
 /// when known: the onset of a music bed is no word's start). With `drop_unfit`, words the
 /// aligner finds no room for in the audio (whisper's hallucinations: "Thank you for watching"
-/// three times over a second of speech) are removed. Returns how many groups fell back to the
-/// old times.
+/// three times over a second of speech) are removed. The aligner uses up to `threads` threads.
+/// Returns how many groups fell back to the old times.
 pub(crate) fn refine(
     aligner: &Aligner,
     samples: &[f32],
@@ -34,9 +34,10 @@ pub(crate) fn refine(
     regions: &[Region],
     voice: Option<&Voice>,
     drop_unfit: bool,
+    threads: usize,
 ) -> usize {
     let mut unfit = Vec::new();
-    let failed = align_groups(aligner, samples, words, &mut unfit);
+    let failed = align_groups(aligner, samples, words, &mut unfit, threads);
     if drop_unfit && !unfit.is_empty() {
         tracing::debug!(
             words = ?unfit.iter().map(|&i| words[i].word.as_str()).collect::<Vec<_>>(),

@@ -530,6 +530,7 @@ impl WhisperTranscriber {
         language: Option<&str>,
         signal: &Signal,
         drop_unfit: bool,
+        threads: usize,
     ) {
         if let (Some(aligner), Some("en")) = (&self.aligner, language) {
             let started = std::time::Instant::now();
@@ -540,6 +541,7 @@ impl WhisperTranscriber {
                 &signal.sound,
                 signal.voice.as_ref(),
                 drop_unfit,
+                threads,
             );
             tracing::debug!(
                 failed,
@@ -560,7 +562,14 @@ impl Transcriber for WhisperTranscriber {
     fn transcribe(&self, samples: &[f32], options: &TranscribeOptions) -> Result<Transcript> {
         report(options, 0);
         let (mut words, language, signal) = self.transcribe_rough(samples, options)?;
-        self.refine(samples, &mut words, language, &signal, true);
+        self.refine(
+            samples,
+            &mut words,
+            language,
+            &signal,
+            true,
+            options.effective_threads(),
+        );
         caption_core::mark_fillers(&mut words);
         report(options, 100);
         Ok(Transcript {
@@ -588,7 +597,14 @@ impl Transcriber for WhisperTranscriber {
             word.start = round_ms(word.start.max(0.0).min(total_s));
             word.end = round_ms(word.end.min(total_s)).max(word.start);
         }
-        self.refine(samples, &mut words, language, &signal, false);
+        self.refine(
+            samples,
+            &mut words,
+            language,
+            &signal,
+            false,
+            options.effective_threads(),
+        );
         caption_core::mark_fillers(&mut words);
         report(options, 100);
         Ok(Transcript {
