@@ -157,9 +157,9 @@ impl Aligner {
 
     /// One decoder held for a run of calls: what it learns of the recording's levels (its
     /// running noise and loudness estimate) carries from one call to the next, as for calls of
-    /// [`Aligner::align`] on one thread, but no other thread's call comes between. Aligning a
-    /// recording's pieces in order, one session each for two halves on two threads, gives each
-    /// half the times it gets alone.
+    /// [`Aligner::align`] on one thread, but no other thread's call comes between: two halves
+    /// of a recording can be aligned at once, each on a session of its own, without their
+    /// estimates mixing.
     ///
     /// # Errors
     ///
