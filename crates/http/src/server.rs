@@ -20,6 +20,8 @@ pub struct Server {
     local_addr: SocketAddr,
     public_url: String,
     state: AppState,
+    /// Closed when [`Server::run`] ends.
+    jobs: Arc<dyn JobStore>,
     /// The job store is shared with other processes (PostgreSQL).
     shared_jobs: bool,
 }
@@ -68,7 +70,7 @@ impl Server {
         let shared_jobs = config.database_url.is_some();
         let mut options = config.engine_options();
         options.webhooks.secret = webhook_secret.into_bytes();
-        let engine = Engine::new(options, opened.storage, jobs)?;
+        let engine = Engine::new(options, opened.storage, Arc::clone(&jobs))?;
         let mut state = AppState::new(engine, keys)
             .with_max_body_bytes(config.max_body_bytes)
             .with_sync_generate_limit(Duration::from_secs(config.sync_generate_limit_s))
@@ -91,6 +93,7 @@ impl Server {
             local_addr,
             public_url,
             state,
+            jobs,
             shared_jobs,
         })
     }
@@ -112,7 +115,9 @@ impl Server {
 
     /// Starts the transcription workers and answers requests until `shutdown` completes; then
     /// stops accepting, lets in-flight requests finish and stops the workers (each finishes
-    /// or hands back its job, which stays persisted).
+    /// or hands back its job, which stays persisted). When it returns the job store is
+    /// closed: a service started next on the same data folder opens it at once (axum lets the
+    /// last connections drop their handles on the engine a moment after it returns).
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<()> {
         // One process owns the embedded store, so jobs left IN_PROGRESS by a previous run
         // of this process can be queued again at once. A shared store's in-progress jobs may
@@ -127,6 +132,7 @@ impl Server {
             .await;
         tracing::info!("stopping transcription workers");
         workers.shutdown().await;
+        self.jobs.close().await;
         tracing::info!("stopped");
         served.map_err(|source| Error::Io {
             context: "serving HTTP".to_owned(),

@@ -52,6 +52,9 @@ pub struct EmbeddedJobStore {
     /// Set by an I/O error (a full disk): redb then refuses every write ("previous I/O error")
     /// until the database is closed and opened again, which the next call does.
     broken: Arc<AtomicBool>,
+    /// Set by [`JobStore::close`]: the file is released and stays so, whoever still holds a
+    /// clone of the store.
+    closed: Arc<AtomicBool>,
     path: Arc<PathBuf>,
 }
 
@@ -139,6 +142,7 @@ impl EmbeddedJobStore {
         Ok(Self {
             db: Arc::new(RwLock::new(Some(db))),
             broken: Arc::new(AtomicBool::new(false)),
+            closed: Arc::new(AtomicBool::new(false)),
             path: Arc::new(path),
         })
     }
@@ -160,6 +164,12 @@ impl EmbeddedJobStore {
             self.reopen()?;
         }
         let guard = self.db.read().unwrap_or_else(PoisonError::into_inner);
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::Unavailable {
+                path: self.path.display().to_string(),
+                message: "the job database is closed".into(),
+            });
+        }
         let Some(db) = guard.as_ref() else {
             // A reopen failed half-way; the next call tries again.
             self.broken.store(true, Ordering::Release);
@@ -179,7 +189,7 @@ impl EmbeddedJobStore {
     /// work on the reopened file even while the disk is still full; writes once space returns.
     fn reopen(&self) -> Result<()> {
         let mut slot = self.db.write().unwrap_or_else(PoisonError::into_inner);
-        if !self.broken.load(Ordering::Acquire) {
+        if !self.broken.load(Ordering::Acquire) || self.closed.load(Ordering::Acquire) {
             return Ok(());
         }
         // The file is locked by the open database: it must be closed before it is opened.
@@ -540,5 +550,20 @@ impl JobStore for EmbeddedJobStore {
             Ok(count)
         })
         .await
+    }
+
+    async fn close(&self) {
+        let this = self.clone();
+        // Waits for the calls in flight (they hold the read lock), then drops the database,
+        // which unlocks the file.
+        let closed = tokio::task::spawn_blocking(move || {
+            let mut slot = this.db.write().unwrap_or_else(PoisonError::into_inner);
+            this.closed.store(true, Ordering::Release);
+            slot.take().is_some()
+        })
+        .await;
+        if matches!(closed, Ok(true)) {
+            tracing::info!(path = %self.path.display(), "job database closed");
+        }
     }
 }

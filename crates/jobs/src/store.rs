@@ -118,4 +118,11 @@ pub trait JobStore: Send + Sync + Debug {
     /// back in the queue at once (used at start-up by a single-process store, whose previous
     /// process is known to be gone). Returns how many were requeued.
     async fn release_all(&self, worker_prefix: &str) -> Result<usize>;
+
+    /// Releases what the store holds outside this process once the calls in flight end: the
+    /// embedded store unlocks its file, so the next process (or a restart in this one) can
+    /// open it even while clones of this store are still being dropped. Every later call
+    /// fails with [`Error::Unavailable`](crate::Error::Unavailable). The default does
+    /// nothing: a shared store's connections hold no lock another process waits for.
+    async fn close(&self) {}
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use caption_core::{JobError, JobStatus, Word};
 use caption_jobs::{
-    ClaimOptions, EmbeddedJobStore, JobKind, JobSpec, JobStore, PostgresJobStore, now_ms,
+    ClaimOptions, EmbeddedJobStore, Error, JobKind, JobSpec, JobStore, PostgresJobStore, now_ms,
 };
 use caption_testkit::PostgresServer;
 
@@ -468,4 +468,35 @@ async fn embedded_jobs_survive_reopening() {
             .id,
         id
     );
+}
+
+#[tokio::test]
+async fn a_closed_embedded_store_lets_the_next_open_in_while_its_clones_live() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("jobs.redb");
+    let first = EmbeddedJobStore::open(&path).unwrap();
+    let job = first.submit(spec(3)).await.unwrap();
+    let lingering = first.clone();
+    match EmbeddedJobStore::open(&path) {
+        Err(Error::Database { message, .. }) => {
+            assert!(message.contains("already open"), "{message}");
+        }
+        other => panic!("a second open of a live store must be refused: {other:?}"),
+    }
+
+    first.close().await;
+    drop(first);
+    let second = EmbeddedJobStore::open(&path).unwrap();
+    assert_eq!(second.get(&job.id).await.unwrap().unwrap().spec, spec(3));
+    match lingering.get(&job.id).await {
+        Err(Error::Unavailable { message, .. }) => assert!(message.contains("closed")),
+        other => panic!("a closed store must refuse calls: {other:?}"),
+    }
+    assert!(matches!(
+        lingering.submit(spec(4)).await,
+        Err(Error::Unavailable { .. })
+    ));
+    // Closing twice is harmless, and the store opened after it keeps working.
+    lingering.close().await;
+    second.submit(spec(5)).await.unwrap();
 }
