@@ -2,15 +2,18 @@
 //! `scripts/setup-whisper-cpp` (run by `make setup`) unpacks, links it statically and generates
 //! its bindings.
 //!
-//! One change is made to those sources, in a copy under OUT_DIR: the beam search (temperature 0)
-//! extends each beam by its k most likely next tokens, as OpenAI's and CTranslate2's do, and the
-//! temperature fallback (t > 0) samples each of its `best_of` candidates on its own, as OpenAI's
-//! does. As released, `whisper_sample_token_topk` sorts the top k and then ignores the sort: it
-//! draws the k candidates at random from the whole distribution (`std::discrete_distribution`),
-//! even at temperature 0, so a clip's words depend on a random generator's state, and on our bench
-//! the word error rate is higher (0.117 against 0.111 on 123 clips). And at t > 0 it kept the
-//! beams' ranking over those draws, which keeps the beam's repetition loops that the fallback is
-//! there to break (a Mandarin clip came out as "4-4-4-4-…").
+//! Three changes are made to those sources, in a copy under OUT_DIR. First, the beam search
+//! (temperature 0) extends each beam by its k most likely next tokens, as OpenAI's and
+//! CTranslate2's do, and the temperature fallback (t > 0) samples each of its `best_of`
+//! candidates on its own, as OpenAI's does. As released, `whisper_sample_token_topk` sorts the
+//! top k and then ignores the sort: it draws the k candidates at random from the whole
+//! distribution (`std::discrete_distribution`), even at temperature 0, so a clip's words depend
+//! on a random generator's state, and on our bench the word error rate is higher (0.117 against
+//! 0.111 on 123 clips). And at t > 0 it kept the beams' ranking over those draws, which keeps the
+//! beam's repetition loops that the fallback is there to break (a Mandarin clip came out as
+//! "4-4-4-4-…"). Second, that beam search computes only the probabilities it reads (see
+//! [`BEAM_SEARCH_READS_ONLY`]). Third, English-only models compute their logits on an 8-bit copy
+//! of the token embedding (see [`ENGLISH_LOGITS_IN_8_BITS`]).
 
 use std::env;
 use std::fs;
@@ -19,8 +22,8 @@ use std::path::{Path, PathBuf};
 
 const VERSION: &str = "0.15.0";
 
-/// The change: (what the released source says, how many times, what it says here). A different
-/// whisper.cpp fails the build instead of going unchanged.
+/// The first change: (what the released source says, how many times, what it says here). A
+/// different whisper.cpp fails the build instead of going unchanged.
 const BEAM_SEARCH_TOP_K: [(&str, usize, &str); 4] = [
     // Beam search: the i-th candidate is the i-th most likely token.
     (
@@ -43,6 +46,98 @@ const BEAM_SEARCH_TOP_K: [(&str, usize, &str); 4] = [
         "                            switch (params.strategy) {",
         1,
         "                            switch (strategy) {",
+    ),
+];
+
+/// The second change: each step of the beam search computed the probability of every token of
+/// the vocabulary for every beam (51,864 `expf`, 0.15 ms a beam on this machine's cores), but it
+/// reads those of the timestamps and of its k picks only. Those are computed, with the same
+/// expression, and nothing else; the greedy strategy and the temperature fallback, which read
+/// them all, are unchanged. The words and their scores are identical.
+const BEAM_SEARCH_READS_ONLY: [(&str, usize, &str); 2] = [
+    (
+        "    // compute probs\n    whisper_compute_probs(logits, n_logits, logprobs, probs);\n",
+        1,
+        "    // compute probs: the beam search at temperature 0 reads those of the timestamps here\n\
+    // and those of its k picks, computed as it picks them\n\
+    if (params.strategy == WHISPER_SAMPLING_BEAM_SEARCH && !(temperature > 0.0f)) {\n\
+        for (int i = vocab.token_beg; i < n_logits; ++i) {\n\
+            probs[i] = logits[i] == -INFINITY ? 0.0f : expf(logprobs[i]);\n\
+        }\n\
+    } else {\n\
+        whisper_compute_probs(logits, n_logits, logprobs, probs);\n\
+    }\n",
+    ),
+    (
+        "        result.push_back({ id, tid, probs[id], logprobs[id], pt, ptsum, -1, -1, -1, 0.0f, });",
+        1,
+        "        const float p = logits[id] == -INFINITY ? 0.0f : expf(logprobs[id]);\n\
+        result.push_back({ id, tid, p, logprobs[id], pt, ptsum, -1, -1, -1, 0.0f, });",
+    ),
+];
+
+/// The third change: the decoder's last product, its hidden state times the whole token
+/// embedding (51,864 rows) for every token of every beam, reads an 8-bit copy of that matrix
+/// (q8_0, made once when the model loads) rather than the f16 one, for English-only models. That
+/// product was the decoder's largest cost and bound by memory (5.2 s of 10.4 s on five minutes
+/// of speech, tiny.en, 2 threads: 40 MB read per step); the rest of the model stays f16, and the
+/// token lookup keeps the f16 rows. ggml quantizes the hidden state to 8 bits for that product
+/// too: tiny.en heard as well with it (123 clips: 218 word errors against 216; five minutes:
+/// 0.108 against 0.110), but multilingual base then heard espeak's Chinese as garbage, so
+/// multilingual models keep the f16 product.
+const ENGLISH_LOGITS_IN_8_BITS: [(&str, usize, &str); 5] = [
+    (
+        "    // decoder.token_embedding\n    struct ggml_tensor * d_te;\n",
+        1,
+        "    // decoder.token_embedding\n    struct ggml_tensor * d_te;\n    // the same in q8_0, for the logits (f16 English-only models)\n    struct ggml_tensor * d_te_logits = nullptr;\n",
+    ),
+    (
+        "        model.d_te = create_tensor(ASR_TENSOR_DEC_TOKEN_EMBD_WEIGHT, ASR_SYSTEM_DECODER, ggml_new_tensor_2d(ctx, wtype, n_text_state, n_vocab));\n",
+        1,
+        "        model.d_te = create_tensor(ASR_TENSOR_DEC_TOKEN_EMBD_WEIGHT, ASR_SYSTEM_DECODER, ggml_new_tensor_2d(ctx, wtype, n_text_state, n_vocab));\n\
+        if (wtype == GGML_TYPE_F16 && !vocab.is_multilingual() && n_text_state % ggml_blck_size(GGML_TYPE_Q8_0) == 0) {\n\
+            ggml_tensor * meta = ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, n_text_state, n_vocab);\n\
+            ggml_backend_buffer_type_t buft = select_weight_buft(hparams, meta, GGML_OP_MUL_MAT, buft_list);\n\
+            if (buft) {\n\
+                model.d_te_logits = ggml_dup_tensor(get_ctx(buft), meta);\n\
+            }\n\
+        }\n",
+    ),
+    (
+        "    wctx.t_load_us = ggml_time_us() - t_start_us;\n",
+        1,
+        "    if (model.d_te_logits && model.n_loaded > 0) {\n\
+        // Row blocks of the f16 matrix, widened and quantized with the CPU back end's SIMD code.\n\
+        const int64_t n_row = model.d_te->ne[0];\n\
+        const int64_t n_rows = model.d_te->ne[1];\n\
+        const int64_t block = 1024;\n\
+        const size_t q8_row = ggml_row_size(GGML_TYPE_Q8_0, n_row);\n\
+        const auto quantize = ggml_get_type_traits_cpu(GGML_TYPE_Q8_0)->from_float;\n\
+        std::vector<ggml_fp16_t> f16(block * n_row);\n\
+        std::vector<float> f32(block * n_row);\n\
+        std::vector<char> q8(block * q8_row);\n\
+        for (int64_t row = 0; row < n_rows; row += block) {\n\
+            const int64_t rows = std::min(block, n_rows - row);\n\
+            ggml_backend_tensor_get(model.d_te, f16.data(), row * model.d_te->nb[1], rows * model.d_te->nb[1]);\n\
+            ggml_cpu_fp16_to_fp32(f16.data(), f32.data(), rows * n_row);\n\
+            for (int64_t r = 0; r < rows; ++r) {\n\
+                quantize(f32.data() + r * n_row, q8.data() + r * q8_row, n_row);\n\
+            }\n\
+            ggml_backend_tensor_set(model.d_te_logits, q8.data(), row * q8_row, rows * q8_row);\n\
+        }\n\
+    }\n\
+\n\
+    wctx.t_load_us = ggml_time_us() - t_start_us;\n",
+    ),
+    (
+        "#include \"ggml-backend.h\"\n",
+        1,
+        "#include \"ggml-backend.h\"\n#include \"ggml-cpu.h\"\n",
+    ),
+    (
+        "    struct ggml_tensor * logits = ggml_mul_mat(ctx0, model.d_te, cur);",
+        1,
+        "    struct ggml_tensor * logits = ggml_mul_mat(ctx0, model.d_te_logits ? model.d_te_logits : model.d_te, cur);",
     ),
 ];
 
@@ -82,10 +177,14 @@ fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
     Ok(())
 }
 
-fn patch_beam_search(whisper_cpp: &Path) {
+fn patch(whisper_cpp: &Path) {
     let mut text = fs::read_to_string(whisper_cpp)
         .unwrap_or_else(|e| panic!("reading {}: {e}", whisper_cpp.display()));
-    for (released, expected, changed) in BEAM_SEARCH_TOP_K {
+    let changes = BEAM_SEARCH_TOP_K
+        .into_iter()
+        .chain(BEAM_SEARCH_READS_ONLY)
+        .chain(ENGLISH_LOGITS_IN_8_BITS);
+    for (released, expected, changed) in changes {
         let found = text.matches(released).count();
         assert!(
             found == expected,
@@ -143,7 +242,7 @@ fn main() {
     }
     copy_tree(&src.join("whisper.cpp"), &root)
         .unwrap_or_else(|e| panic!("copying the whisper.cpp sources to {}: {e}", root.display()));
-    patch_beam_search(&root.join("src/whisper.cpp"));
+    patch(&root.join("src/whisper.cpp"));
 
     let bindings = bindgen::Builder::default()
         .header("wrapper.h")
