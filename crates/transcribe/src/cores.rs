@@ -1,11 +1,13 @@
-//! One budget of cores for every whisper run on the machine.
+//! One budget of cores for every whisper run and every aligner pass on the machine.
 //!
 //! ggml's worker threads wait for each other at every step by spinning. Two runs whose threads
 //! together outnumber the cores spin against each other while the thread they wait for is not
 //! scheduled: measured on two cores, two concurrent transcriptions of two threads each took 16×
 //! as long as one alone, and two processes 20×. So a run takes its threads from a budget first,
 //! and waits while others hold them; runs alternate piece by piece, and each takes about twice as
-//! long as alone, as it should.
+//! long as alone, as it should. The aligner's pass does not spin, but a thread of it beside a
+//! run that holds every core keeps one of the run's threads from being scheduled, so it takes
+//! its threads from the same budget.
 //!
 //! The budget has two levels. Inside the process, a counter under a mutex. Between processes (two
 //! `captions` commands, a service beside a batch), one lock file per core in the temporary

@@ -55,24 +55,23 @@ pub(crate) fn align_groups(
             return ranges.len();
         }
     };
-    // One decoder in order: its noise estimate carries from one group to the next, which
-    // short groups (a word between two pauses) need; parallel decoders or a fresh estimate per
-    // group each moved the gapped bench from 15/18 clips on target to 12/18.
+    // One decoder through the groups in order (through each half's, with two halves): its
+    // noise estimate carries from one group to the next, which short groups (a word between
+    // two pauses) need; a decoder per group or a fresh estimate per group each moved the
+    // gapped bench from 15/18 clips on target to 12/18.
     let mut align = |audio: &[f32], texts: &[&str]| session.align(audio, texts);
     let mut found = Found::new(words.len());
     let halves = (threads >= 2).then(|| halfway(words, &ranges)).flatten();
+    // The pass takes its threads from the budget whisper's runs take theirs from: a thread
+    // beside a run that holds every core would keep one of its spinning threads waiting.
+    let cores = Cores::take(if halves.is_some() { 2 } else { 1 });
     let failed: Vec<usize> = match halves {
-        Some(half) => align_in_halves(
+        Some(half) if cores.count() >= 2 => align_in_halves(
             aligner, &mut align, samples, words, &ranges, half, &mut found,
         ),
-        None => None,
+        _ => None,
     }
-    .unwrap_or_else(|| {
-        ranges
-            .iter()
-            .map(|group| align_range(&mut align, samples, words, group.clone(), 0, &mut found))
-            .collect()
-    });
+    .unwrap_or_else(|| align_all(&mut align, samples, words, &ranges, &mut found));
     for i in 1..ranges.len() {
         let both = ranges[i - 1].start..ranges[i].end;
         // Only a cut next to a squeezed word is in doubt: a joint alignment at every cut made
@@ -112,6 +111,7 @@ pub(crate) fn align_groups(
             found.unfit.truncate(unfit_before);
         }
     }
+    drop(cores);
     found.unfit.sort_unstable();
     unfit.extend(found.unfit);
     failed.iter().sum()
@@ -139,9 +139,10 @@ fn halfway(words: &[Word], ranges: &[std::ops::Range<usize>]) -> Option<usize> {
 
 /// The first alignment of every group, the groups before `ranges[half]` with `align` on this
 /// thread and the rest with a session of their own on another, as [`align_range`] gives them in
-/// order; `None` (nothing done) when two cores or a second decoder cannot be had. The second
-/// session first aligns the groups of the [`WARM_UP_S`] before its half and throws the times
-/// away, so that it starts its half with the recording's levels, as one session would.
+/// order, on two cores the caller holds; `None` (nothing done) when a second decoder cannot be
+/// had. The second session first aligns the groups of the [`WARM_UP_S`] before its half and
+/// throws the times away, so that it starts its half with the recording's levels, as one
+/// session would.
 fn align_in_halves(
     aligner: &Aligner,
     align: &mut impl Align,
@@ -151,10 +152,6 @@ fn align_in_halves(
     half: usize,
     found: &mut Found,
 ) -> Option<Vec<usize>> {
-    let cores = Cores::take(2);
-    if cores.count() < 2 {
-        return None;
-    }
     let mut second = aligner.session().ok()?;
     let mut theirs = words.to_vec();
     let mut found_there = Found::new(words.len());
@@ -163,41 +160,23 @@ fn align_in_halves(
             let mut align = |audio: &[f32], texts: &[&str]| second.align(audio, texts);
             // The warm-up's times also bound the audio of the half's first group, as the
             // first half's would.
+            let warm_up = &ranges[warm_from(&theirs, ranges, half)..half];
             let mut forgotten = Found::new(theirs.len());
-            for group in &ranges[warm_from(&theirs, ranges, half)..half] {
-                align_range(
-                    &mut align,
-                    samples,
-                    &mut theirs,
-                    group.clone(),
-                    0,
-                    &mut forgotten,
-                );
-            }
-            ranges[half..]
-                .iter()
-                .map(|group| {
-                    align_range(
-                        &mut align,
-                        samples,
-                        &mut theirs,
-                        group.clone(),
-                        0,
-                        &mut found_there,
-                    )
-                })
-                .collect::<Vec<usize>>()
+            align_all(&mut align, samples, &mut theirs, warm_up, &mut forgotten);
+            align_all(
+                &mut align,
+                samples,
+                &mut theirs,
+                &ranges[half..],
+                &mut found_there,
+            )
         });
-        let here: Vec<usize> = ranges[..half]
-            .iter()
-            .map(|group| align_range(align, samples, words, group.clone(), 0, found))
-            .collect();
+        let here = align_all(align, samples, words, &ranges[..half], found);
         let there = there
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (here, there)
     });
-    drop(cores);
     let second_half = ranges[half].start..words.len();
     for i in second_half {
         (words[i].start, words[i].end) = (theirs[i].start, theirs[i].end);
@@ -206,6 +185,20 @@ fn align_in_halves(
     found.unfit.extend(found_there.unfit);
     failed.extend(failed_there);
     Some(failed)
+}
+
+/// Aligns each of `ranges` in order with [`align_range`]; how many pieces of each failed.
+fn align_all(
+    align: &mut impl Align,
+    samples: &[f32],
+    words: &mut [Word],
+    ranges: &[std::ops::Range<usize>],
+    found: &mut Found,
+) -> Vec<usize> {
+    ranges
+        .iter()
+        .map(|group| align_range(align, samples, words, group.clone(), 0, found))
+        .collect()
 }
 
 /// Speech the second half's session aligns (and forgets) before its half: the decoder's

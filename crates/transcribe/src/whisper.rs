@@ -521,8 +521,9 @@ impl WhisperTranscriber {
         Ok((words::split_unspaced_words(words), language, signal))
     }
 
-    /// The aligner's times for English words; others keep theirs. With `drop_unfit`, words
-    /// the aligner finds no room for in the audio are dropped (never a text the caller gave).
+    /// The aligner's times for English words, on up to the options' threads; others keep
+    /// theirs. With `drop_unfit`, words the aligner finds no room for in the audio are dropped
+    /// (never a text the caller gave).
     fn refine(
         &self,
         samples: &[f32],
@@ -530,7 +531,7 @@ impl WhisperTranscriber {
         language: Option<&str>,
         signal: &Signal,
         drop_unfit: bool,
-        threads: usize,
+        options: &TranscribeOptions,
     ) {
         if let (Some(aligner), Some("en")) = (&self.aligner, language) {
             let started = std::time::Instant::now();
@@ -541,7 +542,7 @@ impl WhisperTranscriber {
                 &signal.sound,
                 signal.voice.as_ref(),
                 drop_unfit,
-                threads,
+                options.effective_threads(),
             );
             tracing::debug!(
                 failed,
@@ -562,14 +563,7 @@ impl Transcriber for WhisperTranscriber {
     fn transcribe(&self, samples: &[f32], options: &TranscribeOptions) -> Result<Transcript> {
         report(options, 0);
         let (mut words, language, signal) = self.transcribe_rough(samples, options)?;
-        self.refine(
-            samples,
-            &mut words,
-            language,
-            &signal,
-            true,
-            options.effective_threads(),
-        );
+        self.refine(samples, &mut words, language, &signal, true, options);
         caption_core::mark_fillers(&mut words);
         report(options, 100);
         Ok(Transcript {
@@ -597,14 +591,7 @@ impl Transcriber for WhisperTranscriber {
             word.start = round_ms(word.start.max(0.0).min(total_s));
             word.end = round_ms(word.end.min(total_s)).max(word.start);
         }
-        self.refine(
-            samples,
-            &mut words,
-            language,
-            &signal,
-            false,
-            options.effective_threads(),
-        );
+        self.refine(samples, &mut words, language, &signal, false, options);
         caption_core::mark_fillers(&mut words);
         report(options, 100);
         Ok(Transcript {
