@@ -121,8 +121,8 @@ pub trait JobStore: Send + Sync + Debug {
 
     /// Releases what the store holds outside this process once the calls in flight end: the
     /// embedded store unlocks its file, so the next process (or a restart in this one) can
-    /// open it even while clones of this store are still being dropped. Every later call
-    /// fails with [`Error::Unavailable`](crate::Error::Unavailable). The default does
+    /// open it even while clones of this store are still being dropped, and refuses every
+    /// later call with [`Error::Unavailable`](crate::Error::Unavailable). The default does
     /// nothing: a shared store's connections hold no lock another process waits for.
     async fn close(&self) {}
 }
