@@ -520,43 +520,71 @@ def write_srt(clip, words_per_cue=7):
     return str(path)
 
 
-def run_ours(binary, clips, model, lang, threads, with_text=False, extra=()):
-    """Returns {clip: result}, or a string saying why the engine was skipped. with_text: the true
-    text as plain text (True or "txt") or as subtitles ("srt")."""
-    results = {}
-    for clip in clips:
-        # --text goes after the file: a binary that does not know it takes the text file as the
-        # input (its last bare argument) and fails to decode it, instead of silently ignoring it.
-        cmd = [binary, clip["wav"], "--model", model, "--lang", lang, "--threads", str(threads), *extra]
-        if with_text == "srt":
-            cmd += ["--text", write_srt(clip)]
-        elif with_text:
-            cmd += ["--text", clip["text"]]
-        out = subprocess.run(cmd, capture_output=True, text=True)
-        if out.returncode != 0:
-            if with_text and not results:
-                first = (out.stderr.strip().splitlines() or ["(no message)"])[-1]
-                return f"skipped: the binary rejects --text ({first})"
-            raise RuntimeError(f"{' '.join(cmd)} failed: {out.stderr}")
-        results[clip["name"]] = json.loads(out.stdout)
-    return results
+class EngineSkipped(Exception):
+    """An engine that cannot run on this setup (its first clip says why)."""
 
 
-def run_faster_whisper(clips, model, lang, threads, compute_type, beam, previous_text=True):
-    """previous_text=False turns off faster-whisper's prompt with the text of the window before."""
-    from faster_whisper import WhisperModel
+def ours_on(binary, clip, model, lang, threads, with_text=False, extra=()):
+    """Our result for one clip. with_text: the true text as plain text (True or "txt") or as
+    subtitles ("srt")."""
+    # --text goes after the file: a binary that does not know it takes the text file as the
+    # input (its last bare argument) and fails to decode it, instead of silently ignoring it.
+    cmd = [binary, clip["wav"], "--model", model, "--lang", lang, "--threads", str(threads), *extra]
+    if with_text == "srt":
+        cmd += ["--text", write_srt(clip)]
+    elif with_text:
+        cmd += ["--text", clip["text"]]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        if with_text:
+            first = (out.stderr.strip().splitlines() or ["(no message)"])[-1]
+            raise EngineSkipped(f"skipped: the binary rejects --text ({first})")
+        raise RuntimeError(f"{' '.join(cmd)} failed: {out.stderr}")
+    return json.loads(out.stdout)
 
-    fw = WhisperModel(str(ct2_dir(model)), device="cpu", compute_type=compute_type, cpu_threads=threads)
-    results = {}
-    for clip in clips:
+
+class FasterWhisper:
+    """faster-whisper with its model loaded once."""
+
+    def __init__(self, model, threads, compute_type):
+        from faster_whisper import WhisperModel
+
+        self.fw = WhisperModel(str(ct2_dir(model)), device="cpu", compute_type=compute_type,
+                               cpu_threads=threads)
+
+    def on(self, clip, lang, beam, previous_text=True):
+        """previous_text=False turns off the prompt with the text of the window before."""
         started = time.perf_counter()
-        segments, _ = fw.transcribe(clip["wav"], language=lang, beam_size=beam, word_timestamps=True,
-                                    condition_on_previous_text=previous_text)
+        segments, _ = self.fw.transcribe(clip["wav"], language=lang, beam_size=beam, word_timestamps=True,
+                                         condition_on_previous_text=previous_text)
         words = [
             {"word": w.word.strip(), "start": w.start, "end": w.end}
             for seg in segments for w in (seg.words or [])
         ]
-        results[clip["name"]] = {"words": words, "elapsed_s": time.perf_counter() - started}
+        return {"words": words, "elapsed_s": time.perf_counter() - started}
+
+
+def run_faster_whisper(clips, model, lang, threads, compute_type, beam, previous_text=True):
+    fw = FasterWhisper(model, threads, compute_type)
+    return {clip["name"]: fw.on(clip, lang, beam, previous_text) for clip in clips}
+
+
+def run_interleaved(clips, engines):
+    """Runs every engine on a clip before the next clip, so that a drift in the machine's speed
+    (it moves by up to a quarter within the hour) falls on every engine alike. engines: {name:
+    function of a clip}. Returns {name: {clip: result}}, or for an engine that raised
+    EngineSkipped on its first clip, the reason."""
+    results = {name: {} for name in engines}
+    for clip in clips:
+        for name, run in engines.items():
+            if isinstance(results[name], str):
+                continue
+            try:
+                results[name][clip["name"]] = run(clip)
+            except EngineSkipped as skipped:
+                if results[name]:
+                    raise RuntimeError(f"{name} failed on {clip['name']}: {skipped}") from skipped
+                results[name] = str(skipped)
     return results
 
 
@@ -770,27 +798,21 @@ def main():
     if report:
         print_fixture_report(report)
 
-    engines = {}
-    log("ours ...")
-    engines["ours (transcribe_file)"] = run_ours(args.binary, clips, args.model, "en", args.threads)
+    runs = {}
+    ours = lambda clip, **kw: ours_on(args.binary, clip, args.model, "en", args.threads, **kw)  # noqa: E731
+    runs["ours (transcribe_file)"] = ours
     if args.whole_window:
-        engines["ours --whole-window"] = run_ours(args.binary, clips, args.model, "en", args.threads,
-                                                  extra=["--whole-window"])
+        runs["ours --whole-window"] = lambda clip: ours(clip, extra=["--whole-window"])
     for variant in args.variant:
-        log(f"ours {variant} ...")
-        engines[f"ours {variant}"] = run_ours(args.binary, clips, args.model, "en", args.threads,
-                                              extra=variant.split())
+        runs[f"ours {variant}"] = lambda clip, v=variant: ours(clip, extra=v.split())
     if not args.skip_align:
-        log("ours align (--text) ...")
-        engines["ours align (--text true text)"] = run_ours(args.binary, clips, args.model, "en", args.threads,
-                                                           with_text=True)
-        log("ours align (--text SRT) ...")
-        engines["ours align (--text SRT of the truth)"] = run_ours(args.binary, clips, args.model, "en",
-                                                                   args.threads, with_text="srt")
+        runs["ours align (--text true text)"] = lambda clip: ours(clip, with_text=True)
+        runs["ours align (--text SRT of the truth)"] = lambda clip: ours(clip, with_text="srt")
     if not args.skip_faster_whisper:
-        log(f"faster-whisper {args.compute_type} ...")
-        engines[f"faster-whisper ({args.compute_type})"] = run_faster_whisper(
-            clips, args.model, "en", args.threads, args.compute_type, args.beam)
+        fw = FasterWhisper(args.model, args.threads, args.compute_type)
+        runs[f"faster-whisper ({args.compute_type})"] = lambda clip: fw.on(clip, "en", args.beam)
+    log(f"{', '.join(runs)}, interleaved clip by clip ...")
+    engines = run_interleaved(clips, runs)
     ran, rows = print_report(clips, engines, groups)
     if args.json:
         # NumPy scalars (from the music and noise mixing) are written as plain numbers.
