@@ -131,6 +131,14 @@ fn verify(secret: &str, header: &str, body: &[u8]) -> bool {
     mac.verify_slice(&v1).is_ok()
 }
 
+/// A file in `dir` named like a sound file that holds none: its transcription fails in the
+/// worker.
+fn not_media(dir: &Path) -> PathBuf {
+    let path = dir.join("notes.wav");
+    std::fs::write(&path, "not a sound file at all").unwrap();
+    path
+}
+
 /// A `captions serve` in this process, on a loopback port.
 struct Service {
     base: String,
@@ -207,6 +215,19 @@ impl Service {
 
     async fn delete(&self, path: &str) -> (u16, Value) {
         self.call(reqwest::Method::DELETE, path, None).await
+    }
+
+    /// Submits a transcription of `input` that tells `webhook_url` when it ends; returns its
+    /// job id.
+    async fn transcribe_hooked(&self, input: &str, webhook_url: &str) -> String {
+        let (status, body) = self
+            .post(
+                "/v1/transcript",
+                &json!({"input": input, "webhook_url": webhook_url}),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        body["job_id"].as_str().unwrap().to_owned()
     }
 
     /// Uploads `path` through a signed descriptor; returns its file identifier.
@@ -311,9 +332,7 @@ async fn each_event_type_arrives_signed_and_the_readme_verifies_it() {
     let clip_path = dir.path().join("clip.mp4");
     make_clip(&clip_path, 2);
     let clip = service.upload(&clip_path, "clip.mp4").await;
-    let text_path = dir.path().join("notes.wav");
-    std::fs::write(&text_path, "not a sound file at all").unwrap();
-    let not_media = service.upload(&text_path, "notes.wav").await;
+    let not_media = service.upload(&not_media(dir.path()), "notes.wav").await;
 
     let mut expected = Vec::new();
     for (input, kind) in [(&speech, "completed"), (&not_media, "failed")] {
@@ -446,18 +465,11 @@ async fn a_stopped_service_releases_its_data_folder_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let receiver = Receiver::start(&[500; 64]).await;
-    let text_path = dir.path().join("notes.wav");
-    std::fs::write(&text_path, "not a sound file at all").unwrap();
+    let text_path = not_media(dir.path());
     for round in 1..=30 {
         let service = Service::start(config(&data)).await;
         let input = service.upload(&text_path, "notes.wav").await;
-        let (status, body) = service
-            .post(
-                "/v1/transcript",
-                &json!({"input": input, "webhook_url": receiver.url}),
-            )
-            .await;
-        assert_eq!(status, 200, "{body}");
+        service.transcribe_hooked(&input, &receiver.url).await;
         receiver
             .wait_for("a try in this round", |h| h.len() >= round)
             .await;
@@ -471,17 +483,8 @@ async fn a_refused_event_is_retried_with_backoff_and_survives_a_restart() {
     let data = dir.path().join("data");
     let receiver = Receiver::start(&[500, 500, 500]).await;
     let first = Service::start(config(&data)).await;
-    let text_path = dir.path().join("notes.wav");
-    std::fs::write(&text_path, "not a sound file at all").unwrap();
-    let input = first.upload(&text_path, "notes.wav").await;
-    let (status, body) = first
-        .post(
-            "/v1/transcript",
-            &json!({"input": input, "webhook_url": receiver.url}),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
-    let job_id = body["job_id"].as_str().unwrap().to_owned();
+    let input = first.upload(&not_media(dir.path()), "notes.wav").await;
+    let job_id = first.transcribe_hooked(&input, &receiver.url).await;
 
     // The first try is refused; the service stops before the retry.
     receiver.wait_for("the first try", |h| !h.is_empty()).await;
