@@ -15,7 +15,8 @@
 //! found time lost: the beam search computes only the probabilities it reads and takes its
 //! maxima in eight lanes ([`BEAM_SEARCH_READS_ONLY`], [`MAXIMA_IN_EIGHT_LANES`]), English-only
 //! models compute their logits on an 8-bit copy of the token embedding
-//! ([`ENGLISH_LOGITS_IN_8_BITS`]), DTW's graph runs on the transcription's threads
+//! ([`ENGLISH_LOGITS_IN_8_BITS`]), the tokens near the top of each row computed again in f16
+//! ([`EXACT_NEAR_THE_TOP`]), DTW's graph runs on the transcription's threads
 //! ([`DTW_GRAPH_ON_OUR_THREADS`]) and a batch computes the logits it asks for only
 //! ([`LOGITS_ONLY_WHERE_ASKED`]). All but the 8-bit logits leave every word and time as it was.
 
@@ -295,6 +296,101 @@ const LOGITS_ONLY_WHERE_ASKED: [(&str, usize, &str); 2] = [
     ),
 ];
 
+/// The sixth change, which makes the third's words the f16 product's again: the 8-bit logits
+/// are close (a few hundredths of a nat) but where two tokens are that close the beam search
+/// took the other one (tiny.en lost "afternoon" to "after whom" and "and then called" to
+/// "encalled" on the bench). So the decoder's last hidden state is kept beside the logits, and
+/// every token whose 8-bit logit lies within ten nats of its row's largest is computed
+/// again on the f16 embedding, with ggml's own f16 dot product (the hidden state rounded to f16
+/// as ggml's f16 product rounds it). The beam search's picks all come from there: a token ten
+/// nats under the best one has a 20,000th of its probability. The rest of the row keeps its
+/// 8-bit value, which only enters the normalising sum.
+const EXACT_NEAR_THE_TOP: [(&str, usize, &str); 7] = [
+    (
+        "    // decode output (2-dimensional array: [n_tokens][n_vocab])\n    std::vector<float> logits;\n",
+        1,
+        "    // decode output (2-dimensional array: [n_tokens][n_vocab])\n    std::vector<float> logits;\n\
+    // the decoder's last hidden state for each row of `logits` ([n_tokens][n_text_state]),\n\
+    // kept when the logits come from the 8-bit embedding\n\
+    std::vector<float> logits_hidden;\n",
+    ),
+    (
+        "    // compute logits only for the last token\n",
+        1,
+        "    if (model.d_te_logits) {\n\
+        ggml_set_name(cur, \"logits_in\");\n\
+        ggml_set_output(cur);\n\
+    }\n\
+\n\
+    // compute logits only for the last token\n",
+    ),
+    (
+        "    struct ggml_tensor * logits;\n\n    // find KV slot for the batch\n",
+        1,
+        "    struct ggml_tensor * logits;\n\
+    struct ggml_tensor * hidden = nullptr;\n\
+\n\
+    // find KV slot for the batch\n",
+    ),
+    (
+        "        logits = ggml_graph_node(gf, -1);\n",
+        1,
+        "        logits = ggml_graph_node(gf, -1);\n\
+        hidden = model.d_te_logits ? ggml_graph_get_tensor(gf, \"logits_in\") : nullptr;\n",
+    ),
+    (
+        "        memcpy(logits.data(), state.logits.data() + decoder.i_batch*n_logits, n_logits*sizeof(float));\n",
+        1,
+        "        memcpy(logits.data(), state.logits.data() + decoder.i_batch*n_logits, n_logits*sizeof(float));\n\
+        whisper_exact_near_the_top(ctx.model, state, decoder.i_batch, logits.data(), n_logits);\n",
+    ),
+    (
+        "    if (batch.n_tokens > 1) {\n        //printf(\"%s: used_mem",
+        1,
+        "    if (hidden) {\n\
+        const int64_t n_state = hidden->ne[0];\n\
+        wstate.logits_hidden.resize(n_tokens*n_state);\n\
+        for (int i = 0; i < n_tokens; i++) {\n\
+            if (batch.logits[i] != 0) {\n\
+                ggml_backend_tensor_get(hidden, wstate.logits_hidden.data() + n_state*i, hidden->nb[1]*i, sizeof(float)*n_state);\n\
+            }\n\
+        }\n\
+    } else {\n\
+        wstate.logits_hidden.clear();\n\
+    }\n\
+\n\
+    if (batch.n_tokens > 1) {\n        //printf(\"%s: used_mem",
+    ),
+    (
+        "static void whisper_process_logits(\n",
+        1,
+        "// Tokens whose 8-bit logit is within this many nats of the row's largest get their f16 one.\n\
+static constexpr float WHISPER_EXACT_MARGIN = 10.0f;\n\
+\n\
+// Computes again, on the f16 token embedding, the logits of `row` near its top (see\n\
+// `WHISPER_EXACT_MARGIN`), when they came from the 8-bit copy.\n\
+static void whisper_exact_near_the_top(const whisper_model & model, const whisper_state & state, int row, float * logits, int n_logits) {\n\
+    const int64_t n_state = model.d_te->ne[0];\n\
+    if (!model.d_te_logits || state.logits_hidden.size() < (size_t) (row + 1)*n_state ||\n\
+        !ggml_backend_buffer_is_host(model.d_te->buffer) || model.d_te->type != GGML_TYPE_F16) {\n\
+        return;\n\
+    }\n\
+    std::vector<ggml_fp16_t> hidden(n_state);\n\
+    ggml_cpu_fp32_to_fp16(state.logits_hidden.data() + row*n_state, hidden.data(), n_state);\n\
+    const auto vec_dot = ggml_get_type_traits_cpu(GGML_TYPE_F16)->vec_dot;\n\
+    const char * rows = (const char *) model.d_te->data;\n\
+    const float floor = whisper_max_of(logits, n_logits) - WHISPER_EXACT_MARGIN;\n\
+    for (int i = 0; i < n_logits; ++i) {\n\
+        if (logits[i] >= floor) {\n\
+            vec_dot((int) n_state, &logits[i], 0, rows + i*model.d_te->nb[1], 0, hidden.data(), 0, 1);\n\
+        }\n\
+    }\n\
+}\n\
+\n\
+static void whisper_process_logits(\n",
+    ),
+];
+
 /// The features whisper-rs forwards that this build does not provide.
 const UNSUPPORTED_FEATURES: [&str; 7] = [
     "COREML",
@@ -340,7 +436,8 @@ fn patch(whisper_cpp: &Path) {
         .chain(MAXIMA_IN_EIGHT_LANES)
         .chain(ENGLISH_LOGITS_IN_8_BITS)
         .chain(DTW_GRAPH_ON_OUR_THREADS)
-        .chain(LOGITS_ONLY_WHERE_ASKED);
+        .chain(LOGITS_ONLY_WHERE_ASKED)
+        .chain(EXACT_NEAR_THE_TOP);
     for (released, expected, changed) in changes {
         let found = text.matches(released).count();
         assert!(
