@@ -111,6 +111,10 @@ impl Vad {
 /// Samples of one frame of Silero's (32 ms).
 const FRAME_SAMPLES: usize = 512;
 const FRAME_S: f64 = FRAME_SAMPLES as f64 / crate::speech::SAMPLE_RATE_HZ as f64;
+/// Frames of speech Silero may still report after a voice has stopped: its recurrent state
+/// holds the last word for a frame (the probability falls 0.99, 0.80, 0.64, 0.47 over a music
+/// bed after "morning"), so a word the aligner starts in that frame is still after a pause.
+const HANGOVER_FRAMES: usize = 1;
 
 /// Where someone speaks in an input.
 #[derive(Debug, Clone, Default)]
@@ -123,22 +127,39 @@ pub(crate) struct Voice {
 
 impl Voice {
     /// Where the voice begins for a word placed at `start_s` (ending at `end_s`) after a pause:
-    /// the start of the first frame of speech after `start_s`, when the frame at `start_s` and
-    /// the one before it are not speech and a frame before the word's end is; else `None`.
+    /// the start of the first frame of speech after a pause of two frames, when that pause
+    /// begins at the frame before the word's or later, after at most [`HANGOVER_FRAMES`] frames
+    /// of speech from the word's own frame on, and a frame before the word's end is speech;
+    /// else `None`.
     ///
-    /// The frame before must be a pause too: at the very start of an input Silero's recurrent
-    /// state is cold and it calls the first frames of a voice no speech (a word at 12 ms was
-    /// put at 64 ms). Allowing a frame before the first frame of speech left 6 of the bench's
-    /// first words exactly that frame early: the voice begins in the first frame Silero calls
-    /// speech, not before.
+    /// The frame before must be a pause too when the word's frame is: at the very start of an
+    /// input Silero's recurrent state is cold and it calls the first frames of a voice no
+    /// speech (a word at 12 ms was put at 64 ms). Allowing a frame before the first frame of
+    /// speech left 6 of the bench's first words exactly that frame early: the voice begins in
+    /// the first frame Silero calls speech, not before.
     pub(crate) fn onset_after(&self, start_s: f64, end_s: f64) -> Option<f64> {
         let frame = (start_s / FRAME_S).floor().max(0.0) as usize;
         let silent = |f: usize| self.frames.get(f).is_some_and(|&p| p < THRESHOLD);
-        if frame == 0 || !silent(frame - 1) || !silent(frame) {
+        if frame == 0 {
             return None;
         }
-        let first = (frame + 1..self.frames.len())
-            .take_while(|&f| (f as f64) * FRAME_S < end_s)
+        let before_end = |f: usize| (f as f64) * FRAME_S < end_s;
+        let mut pause = frame - 1;
+        let mut speech = 0;
+        while !(silent(pause) && silent(pause + 1)) {
+            if pause + 1 >= self.frames.len() || !before_end(pause + 1) {
+                return None;
+            }
+            if pause >= frame && !silent(pause) {
+                speech += 1;
+                if speech > HANGOVER_FRAMES {
+                    return None;
+                }
+            }
+            pause += 1;
+        }
+        let first = (pause + 2..self.frames.len())
+            .take_while(|&f| before_end(f))
             .find(|&f| self.frames[f] >= THRESHOLD)?;
         Some(first as f64 * FRAME_S)
     }
@@ -188,6 +209,19 @@ mod tests {
         assert_eq!(voice.onset_after(0.040, 0.128), None);
         // A start in the first frame: no pause was heard before it.
         assert_eq!(voice.onset_after(0.010, 0.300), None);
+        // A start in the frame of speech left over from the last word, the pause after it.
+        let hangover = Voice {
+            regions: Vec::new(),
+            frames: vec![0.9, 0.9, 0.64, 0.47, 0.3, 0.2, 0.9, 0.95],
+        };
+        let onset = hangover.onset_after(2.0 * FRAME_S + 0.01, 0.3).unwrap();
+        assert!((onset - 6.0 * FRAME_S).abs() < 1e-9, "{onset}");
+        // Two frames of speech from the start's on are the word's own voice.
+        let voiced = Voice {
+            regions: Vec::new(),
+            frames: vec![0.9, 0.9, 0.64, 0.7, 0.3, 0.2, 0.9, 0.95],
+        };
+        assert_eq!(voiced.onset_after(2.0 * FRAME_S + 0.01, 0.3), None);
         // Past the frames known (or none known).
         assert_eq!(voice.onset_after(1.0, 2.0), None);
         assert_eq!(Voice::default().onset_after(0.0, 1.0), None);
