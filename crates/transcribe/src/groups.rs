@@ -48,6 +48,8 @@ pub(crate) fn align_groups(
     threads: usize,
 ) -> usize {
     let mut ranges = groups(words);
+    // Whisper's times, before the aligner's.
+    let heard: Vec<(f64, f64)> = words.iter().map(|w| (w.start, w.end)).collect();
     let mut session = match aligner.session() {
         Ok(session) => session,
         Err(error) => {
@@ -74,11 +76,13 @@ pub(crate) fn align_groups(
     .unwrap_or_else(|| align_all(&mut align, samples, words, &ranges, &mut found));
     for i in 1..ranges.len() {
         let both = ranges[i - 1].start..ranges[i].end;
-        // Only a cut next to a squeezed word is in doubt: a joint alignment at every cut made
-        // aligning 40 % slower, for one more of base's 123 bench clips on target.
-        let doubtful = found.squeezed[near_cut(both.clone(), ranges[i].start)]
-            .iter()
-            .any(|&s| s);
+        let doubtful = cut_in_doubt(
+            words,
+            &heard,
+            &found.squeezed,
+            both.clone(),
+            ranges[i].start,
+        );
         if failed[i - 1] > 0 || failed[i] > 0 || !doubtful {
             continue;
         }
@@ -237,12 +241,35 @@ fn squeezed(span: &Span) -> bool {
     span.shortest_s > 0.0 && span.end_s - span.start_s <= span.shortest_s + SQUEEZE_SLACK_S
 }
 
+/// Whether the cut at word `cut` between two aligned groups (`both` covers them) is in doubt:
+/// a word near it is squeezed, or a word beside it was put more than [`MOVED_AT_CUT_S`] from
+/// whisper's time (`heard`). Only such cuts are checked: a joint alignment at every cut made
+/// aligning 40 % slower, for one more of base's 123 bench clips on target.
+fn cut_in_doubt(
+    words: &[Word],
+    heard: &[(f64, f64)],
+    squeezed: &[bool],
+    both: std::ops::Range<usize>,
+    cut: usize,
+) -> bool {
+    let moved = [cut - 1, cut].into_iter().any(|j| {
+        (words[j].start - heard[j].0).abs() > MOVED_AT_CUT_S
+            || (words[j].end - heard[j].1).abs() > MOVED_AT_CUT_S
+    });
+    moved || squeezed[near_cut(both, cut)].iter().any(|&s| s)
+}
+
 /// The words [`moved_cut`] aligns together: [`CUT_CHECK_WORDS`] on each side of `cut`, within
 /// `both`.
 fn near_cut(both: std::ops::Range<usize>, cut: usize) -> std::ops::Range<usize> {
     both.start.max(cut.saturating_sub(CUT_CHECK_WORDS))..both.end.min(cut + CUT_CHECK_WORDS)
 }
 
+/// A word beside a cut between groups that the aligner put this far from whisper's time puts
+/// the cut in doubt: under noise, whisper's pause put "to" in the group before the cut while
+/// its sound came after the cut, and the aligner fitted it onto the end of "morning", 0.3 s
+/// before whisper's time (base).
+const MOVED_AT_CUT_S: f64 = 0.2;
 /// Words on each side of a cut between groups that [`moved_cut`] aligns together.
 const CUT_CHECK_WORDS: usize = 3;
 /// The pause [`moved_cut`] must find elsewhere, where its words touch at the cut, to move it.
@@ -571,6 +598,40 @@ pub(crate) mod tests {
             assert_eq!(moved_cut(&mut align, &samples, &mut words, 0..6, 3), None);
             assert_eq!(words, spoken(&spoken_at));
         }
+    }
+
+    #[test]
+    fn a_cut_is_in_doubt_beside_a_squeezed_word_or_a_word_moved_far() {
+        // "morning to | discuss": whisper heard "to" at 2.28-2.38.
+        let heard = [(1.59, 2.1), (2.28, 2.38), (2.38, 2.9), (2.9, 3.0)];
+        let aligned = |to: (f64, f64)| {
+            [
+                word(1.59, to.0),
+                word(to.0, to.1),
+                word(2.38, 2.9),
+                word(2.9, 3.0),
+            ]
+        };
+        let none = [false; 4];
+        // The aligner fitted "to" onto the end of "morning", 0.3 s early: in doubt.
+        assert!(cut_in_doubt(&aligned((1.98, 2.1)), &heard, &none, 0..4, 2));
+        // Within 0.2 s of whisper's time, nothing squeezed: not in doubt.
+        assert!(!cut_in_doubt(
+            &aligned((2.27, 2.37)),
+            &heard,
+            &none,
+            0..4,
+            2
+        ));
+        // A squeezed word near the cut: in doubt.
+        let squeezed = [false, false, false, true];
+        assert!(cut_in_doubt(
+            &aligned((2.27, 2.37)),
+            &heard,
+            &squeezed,
+            0..4,
+            2
+        ));
     }
 
     #[test]
