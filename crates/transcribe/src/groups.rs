@@ -67,13 +67,21 @@ pub(crate) fn align_groups(
     // The pass takes its threads from the budget whisper's runs take theirs from: a thread
     // beside a run that holds every core would keep one of its spinning threads waiting.
     let cores = Cores::take(if halves.is_some() { 2 } else { 1 });
-    let failed: Vec<usize> = match halves {
+    let mut failed: Vec<usize> = match halves {
         Some(half) if cores.count() >= 2 => align_in_halves(
             aligner, &mut align, samples, words, &ranges, half, &mut found,
         ),
         _ => None,
     }
     .unwrap_or_else(|| align_all(&mut align, samples, words, &ranges, &mut found));
+    for i in 1..ranges.len() {
+        if failed[i - 1] > 0
+            && failed[i] == 0
+            && with_the_next(&mut align, samples, words, &ranges, i - 1, &mut found)
+        {
+            failed[i - 1] = 0;
+        }
+    }
     for i in 1..ranges.len() {
         let both = ranges[i - 1].start..ranges[i].end;
         let doubtful = cut_in_doubt(
@@ -86,15 +94,10 @@ pub(crate) fn align_groups(
         if failed[i - 1] > 0 || failed[i] > 0 || !doubtful {
             continue;
         }
-        let kept: Vec<(f64, f64, bool)> = words[both.clone()]
-            .iter()
-            .zip(&found.squeezed[both.clone()])
-            .map(|(w, &squeezed)| (w.start, w.end, squeezed))
-            .collect();
+        let kept = Kept::save(words, &found, both.clone());
         let Some(cut) = moved_cut(&mut align, samples, words, both.clone(), ranges[i].start) else {
             continue;
         };
-        let unfit_before = found.unfit.len();
         let (left, right) = (both.start..cut, cut..both.end);
         let again = align_range(&mut align, samples, words, left.clone(), 0, &mut found)
             + align_range(&mut align, samples, words, right.clone(), 0, &mut found);
@@ -108,17 +111,72 @@ pub(crate) fn align_groups(
             (ranges[i - 1], ranges[i]) = (left, right);
         } else {
             // Keep the first alignment rather than half of each.
-            for (i, &(start, end, squeezed)) in both.zip(&kept) {
-                (words[i].start, words[i].end) = (start, end);
-                found.squeezed[i] = squeezed;
-            }
-            found.unfit.truncate(unfit_before);
+            kept.restore(words, &mut found);
         }
     }
     drop(cores);
     found.unfit.sort_unstable();
     unfit.extend(found.unfit);
     failed.iter().sum()
+}
+
+/// Aligns the failed group `ranges[k]` again together with the aligned group after it, on
+/// audio that reaches that group's aligned end: a group's audio follows its words' rough
+/// times, which can leave a word's sound beyond it (given words whisper did not all hear:
+/// "for the public" placed where whisper heard "public" on the sound of "the"). Keeps the
+/// joint times when every word fits, and says so; otherwise both groups keep what they had.
+fn with_the_next(
+    align: &mut impl Align,
+    samples: &[f32],
+    words: &mut [Word],
+    ranges: &[std::ops::Range<usize>],
+    k: usize,
+    found: &mut Found,
+) -> bool {
+    let both = ranges[k].start..ranges[k + 1].end;
+    let kept = Kept::save(words, found, both.clone());
+    // As deep as splitting goes: the two groups fit as one, or not at all.
+    if align_range(align, samples, words, both.clone(), MAX_SPLIT_DEPTH, found) == 0 {
+        tracing::debug!(
+            words = both.len(),
+            "a failed group aligned together with the group after it"
+        );
+        return true;
+    }
+    kept.restore(words, found);
+    false
+}
+
+/// What a range of words had before it was aligned again, to put back when the new alignment
+/// is not kept.
+struct Kept {
+    range: std::ops::Range<usize>,
+    /// Each word's start, end and whether it was squeezed.
+    words: Vec<(f64, f64, bool)>,
+    /// How many unfit words were found by then.
+    unfit: usize,
+}
+
+impl Kept {
+    fn save(words: &[Word], found: &Found, range: std::ops::Range<usize>) -> Self {
+        Self {
+            words: words[range.clone()]
+                .iter()
+                .zip(&found.squeezed[range.clone()])
+                .map(|(w, &squeezed)| (w.start, w.end, squeezed))
+                .collect(),
+            range,
+            unfit: found.unfit.len(),
+        }
+    }
+
+    fn restore(self, words: &mut [Word], found: &mut Found) {
+        for (i, (start, end, squeezed)) in self.range.zip(self.words) {
+            (words[i].start, words[i].end) = (start, end);
+            found.squeezed[i] = squeezed;
+        }
+        found.unfit.truncate(self.unfit);
+    }
 }
 
 /// Words spanning at least this long (a minute) are aligned in two halves on two threads: on
@@ -454,15 +512,20 @@ pub(crate) mod tests {
                     detail: format!("{} words: the beam lost the path", texts.len()),
                 });
             }
-            let each_s = audio.len() as f64 / SAMPLE_RATE_HZ as f64 / texts.len() as f64;
-            Ok((0..texts.len())
-                .map(|i| Span {
-                    start_s: i as f64 * each_s,
-                    end_s: (i + 1) as f64 * each_s,
-                    shortest_s: 0.03,
-                })
-                .collect())
+            Ok(spread(audio, texts.len()))
         }
+    }
+
+    /// `words` spans, each as long, over all of `audio`.
+    fn spread(audio: &[f32], words: usize) -> Vec<Span> {
+        let each_s = audio.len() as f64 / SAMPLE_RATE_HZ as f64 / words as f64;
+        (0..words)
+            .map(|i| Span {
+                start_s: i as f64 * each_s,
+                end_s: (i + 1) as f64 * each_s,
+                shortest_s: 0.03,
+            })
+            .collect()
     }
 
     fn spoken(starts: &[f64]) -> Vec<Word> {
@@ -657,6 +720,58 @@ pub(crate) mod tests {
         assert_eq!(words[4].end, 3.0);
         assert_eq!(words[5].start, 3.125);
         assert!(words.windows(2).all(|w| w[0].end <= w[1].start));
+    }
+
+    /// An aligner that needs `per_word_s` of audio a word, and spreads the words evenly.
+    fn aligner_needing(per_word_s: f64) -> impl Align {
+        move |audio: &[f32], texts: &[&str]| {
+            let audio_s = audio.len() as f64 / SAMPLE_RATE_HZ as f64;
+            if audio_s < per_word_s * texts.len() as f64 {
+                return Err(caption_align::Error::Decoder {
+                    detail: "a word's sound is not in the audio".into(),
+                });
+            }
+            Ok(spread(audio, texts.len()))
+        }
+    }
+
+    #[test]
+    fn a_failed_group_is_aligned_again_with_the_next() {
+        // Three words placed roughly in 0.6 s, their audio 1.1 s with its margins: too short
+        // for an aligner that needs 0.45 s a word. The next group (two words) fits.
+        let rough = [
+            word(1.0, 1.2),
+            word(1.2, 1.4),
+            word(1.4, 1.6),
+            word(2.4, 2.65),
+            word(2.65, 2.9),
+        ];
+        let samples = vec![0.0f32; 4 * SAMPLE_RATE_HZ];
+        let ranges = groups(&rough);
+        assert_eq!(ranges, vec![0..3, 3..5]);
+        let mut words = rough.clone();
+        let mut found = Found::new(5);
+        let mut align = aligner_needing(0.45);
+        let failed = align_all(&mut align, &samples, &mut words, &ranges, &mut found);
+        assert_eq!(failed, [1, 0]);
+        let alone = words.clone();
+        // Together, on 0.75-3.4 s (the next group aligned to 3.15 s, and its margin): every
+        // word fits, spread over the joint audio.
+        assert!(with_the_next(
+            &mut align, &samples, &mut words, &ranges, 0, &mut found
+        ));
+        assert_eq!((words[0].start, words[4].end), (0.75, 3.4));
+        // An aligner that needs more keeps both groups as they were.
+        let mut words = alone.clone();
+        assert!(!with_the_next(
+            &mut aligner_needing(0.6),
+            &samples,
+            &mut words,
+            &ranges,
+            0,
+            &mut found
+        ));
+        assert_eq!(words, alone);
     }
 
     #[test]
