@@ -27,10 +27,11 @@ GAP_S = 0.6
 HEAD_S = 300.0
 
 
-def build(clips, minutes, out):
+def build(clips, minutes, out, noise_db=None):
     """Lays clips end to end into a MINUTES-long wav; its last five minutes repeat the clips of its
-    first five in the same order, so drift is measured on the same speech. Returns the true words
-    and the placements: (clip index, start s, end s) of each clip laid."""
+    first five in the same order, so drift is measured on the same speech. With `noise_db`, pink
+    noise runs under all of it, that many dB under the speech. Returns the true words and the
+    placements: (clip index, start s, end s) of each clip laid."""
     order, laid_s = [], 0.0
     while laid_s < min(HEAD_S, minutes * 60):
         order.append(len(order) % len(clips))
@@ -51,6 +52,8 @@ def build(clips, minutes, out):
         samples.extend(audio)
         placements.append((i, offset, len(samples) / bench.SR))
         samples.extend(gap)
+    if noise_db is not None:
+        samples = bench.mix(samples, truth, bench.pink_noise(60 * bench.SR, 1), 0, noise_db)
     bench.write_wav(out, samples)
     return truth, placements
 
@@ -138,16 +141,20 @@ def main():
     parser.add_argument("--variant", action="append", default=[], metavar="ARGS",
                         help="with --beside-faster-whisper, also run ours with these arguments "
                              "(repeatable; e.g. --variant=--whole-window)")
+    parser.add_argument("--noise", type=float, metavar="SNR_DB",
+                        help="pink noise under the whole input, SNR_DB under the speech")
     args = parser.parse_args()
     fixtures = Path(args.fixtures)
     clips, _ = bench.make_continuous(fixtures / "continuous", ["clean"])
-    short_wav, long_wav = fixtures / "long-5min.wav", fixtures / f"long-{args.minutes}min.wav"
-    short_truth, _ = build(clips, 5, short_wav)
+    tag = "" if args.noise is None else f"-noise{args.noise:g}"
+    short_wav = fixtures / f"long-5min{tag}.wav"
+    long_wav = fixtures / f"long-{args.minutes}min{tag}.wav"
+    short_truth, _ = build(clips, 5, short_wav, args.noise)
     if args.beside_faster_whisper:
         print(f"5 min, model {args.model}, {args.threads} threads:")
         beside_faster_whisper(args.binary, short_wav, short_truth, args.model, args.threads,
                               args.beside_faster_whisper, args.variant)
-    truth, placements = build(clips, args.minutes, long_wav)
+    truth, placements = build(clips, args.minutes, long_wav, args.noise)
     short, short_peak = run(args.binary, short_wav, args.model, args.threads)
     long, long_peak = run(args.binary, long_wav, args.model, args.threads)
     total_s = long["duration_s"]

@@ -31,6 +31,7 @@ mod align;
 mod chunks;
 mod cores;
 mod ct2;
+mod denoise;
 mod error;
 mod ggml;
 mod given;

@@ -165,6 +165,31 @@ impl Voice {
     }
 }
 
+impl Voice {
+    /// How far the bed of `samples` lies under the voice, in dB: the median power of the
+    /// frames with no speech against the mean power of those with speech. `None` without
+    /// frames of both kinds.
+    pub(crate) fn bed_under_voice_db(&self, samples: &[f32]) -> Option<f64> {
+        let mut bed = Vec::new();
+        let (mut voiced, mut count) = (0.0, 0usize);
+        for (frame, &p) in samples.chunks(FRAME_SAMPLES).zip(&self.frames) {
+            let power = frame.iter().map(|&x| f64::from(x * x)).sum::<f64>() / frame.len() as f64;
+            if p < THRESHOLD {
+                bed.push(power);
+            } else {
+                voiced += power;
+                count += 1;
+            }
+        }
+        if bed.is_empty() || count == 0 {
+            return None;
+        }
+        bed.sort_unstable_by(f64::total_cmp);
+        let decibels = |power: f64| 10.0 * power.max(1e-12).log10();
+        Some(decibels(bed[bed.len() / 2]) - decibels(voiced / count as f64))
+    }
+}
+
 /// The parts of `regions` inside `speech` (both in time order, neither overlapping itself).
 pub(crate) fn restrict(regions: &[Region], speech: &[Region]) -> Vec<Region> {
     let mut out = Vec::new();
@@ -225,6 +250,32 @@ mod tests {
         // Past the frames known (or none known).
         assert_eq!(voice.onset_after(1.0, 2.0), None);
         assert_eq!(Voice::default().onset_after(0.0, 1.0), None);
+    }
+
+    #[test]
+    fn the_bed_is_measured_under_the_voice() {
+        let voice = Voice {
+            regions: Vec::new(),
+            frames: vec![0.1, 0.9, 0.95, 0.2, 0.1],
+        };
+        let level = |frame: usize| match frame {
+            1 | 2 => 0.1,
+            3 => 0.01,
+            _ => 0.001,
+        };
+        let samples: Vec<f32> = (0..5 * FRAME_SAMPLES)
+            .map(|i| level(i / FRAME_SAMPLES))
+            .collect();
+        // The median of the bed's three frames (-60, -40, -60 dB) against the voice's -20 dB.
+        let db = voice.bed_under_voice_db(&samples).unwrap();
+        assert!((db + 40.0).abs() < 1e-6, "{db}");
+        // No bed, or no voice: nothing to measure.
+        let all_voice = Voice {
+            regions: Vec::new(),
+            frames: vec![0.9; 5],
+        };
+        assert_eq!(all_voice.bed_under_voice_db(&samples), None);
+        assert_eq!(Voice::default().bed_under_voice_db(&samples), None);
     }
 
     #[test]

@@ -18,10 +18,10 @@ use crate::error::{Error, Result};
 use crate::ggml::{self, Hparams};
 use crate::given::{self, GivenText};
 use crate::models;
-use crate::refine;
+use crate::refine::{self, Signal};
 use crate::speech::{self, GateParams, Region, SAMPLE_RATE_HZ, round_ms};
 use crate::transcriber::{TranscribeOptions, Transcriber, Transcript};
-use crate::vad::{self, VAD_MODEL_FILE, Vad, Voice};
+use crate::vad::{self, VAD_MODEL_FILE, Vad};
 use crate::words::{self, RawWord, Token};
 
 /// Segments the model itself thinks are not speech, with words it is unsure of, are dropped.
@@ -411,13 +411,6 @@ fn place_words(
         .collect()
 }
 
-/// What the signal itself says about an input: where there is sound (the amplitude gate, exact
-/// to the millisecond) and, when voice activity is known, where someone speaks.
-struct Signal {
-    sound: Vec<Region>,
-    voice: Option<Voice>,
-}
-
 impl WhisperTranscriber {
     /// Whisper's words with DTW times snapped onto the signal, the language, and the signal's
     /// sound and voice.
@@ -539,8 +532,8 @@ impl WhisperTranscriber {
                 aligner,
                 samples,
                 words,
-                &signal.sound,
-                signal.voice.as_ref(),
+                signal,
+                &self.tuning.gate,
                 drop_unfit,
                 options.effective_threads(),
             );

@@ -151,19 +151,24 @@ fn no_word_starts_in_the_pause_before_it() {
 
 /// Under pink noise at 16 dB SNR the aligner let the first word take 30 ms of the noise before
 /// the voice ("the" at 0.165 s, said from 0.195 s); the voice model puts it where the voice is.
+/// After the comma's pause of 0.11 s, which the voice model hears as speech throughout, it let
+/// "they" start in the noise; the edges read on the denoised recording put it on its sound.
 #[test]
 fn no_word_starts_in_the_noise_before_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let (clean, noisy) = (dir.path().join("clean.wav"), dir.path().join("noisy.wav"));
-    let text =
-        "The committee met on Tuesday morning to discuss the new budget for the public library";
-    let truth = festival_sentence(text, "slt", &clean).unwrap();
-    caption_testkit::speech::mix_pink_noise(&clean, &noisy, 16.0).unwrap();
-    let samples = support::audio::decode_16k_mono(&noisy).unwrap();
-    let transcript = tiny_en_without_starts_in_silence(&samples, &truth);
-    let (mean, _, scored) = score(&truth, &transcript.words);
-    assert!(scored * 10 >= truth.len() * 8, "only {scored} words heard");
-    assert!(mean <= 0.045, "mean {mean:.3} s");
+    for text in [
+        "The committee met on Tuesday morning to discuss the new budget for the public library",
+        "After a long debate, they agreed to fund a bicycle path and a community garden.",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let (clean, noisy) = (dir.path().join("clean.wav"), dir.path().join("noisy.wav"));
+        let truth = festival_sentence(text, "slt", &clean).unwrap();
+        caption_testkit::speech::mix_pink_noise(&clean, &noisy, 16.0).unwrap();
+        let samples = support::audio::decode_16k_mono(&noisy).unwrap();
+        let transcript = tiny_en_without_starts_in_silence(&samples, &truth);
+        let (mean, _, scored) = score(&truth, &transcript.words);
+        assert!(scored * 10 >= truth.len() * 8, "only {scored} words heard");
+        assert!(mean <= 0.045, "{text}: mean {mean:.3} s");
+    }
 }
 
 /// Words said one at a time (each by espeak-ng on its own, trimmed to its sound) with pauses
