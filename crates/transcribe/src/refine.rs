@@ -76,8 +76,15 @@ pub(crate) fn refine(
         Some((regions, edges)) => (&regions[..], edges),
         None => (&signal.sound[..], &quiet),
     };
-    claim_lone_sounds(words, regions, in_voice, |a, b| edges.is_quiet(a, b));
-    snap_to_pauses(words, regions, in_voice, |a, b| edges.is_quiet(a, b));
+    // On the cleared copy, an edge must also be near a frame of voice, not only inside the
+    // voice's padded stretch: what RNNoise leaves of a music bed before the first word made a
+    // sound of its own there, and the first word was moved onto it (base, "The" at 0.000 s
+    // before "Every" at 0.225 s).
+    let trusted = |t: f64| {
+        in_voice(t) && (cleared.is_none() || voice.is_some_and(|voice| voice.speech_near(t)))
+    };
+    claim_lone_sounds(words, regions, trusted, |a, b| edges.is_quiet(a, b));
+    snap_to_pauses(words, regions, trusted, |a, b| edges.is_quiet(a, b));
     if let Some(voice) = voice
         && !quiet.clean
     {

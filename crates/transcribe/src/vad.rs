@@ -116,6 +116,10 @@ const FRAME_S: f64 = FRAME_SAMPLES as f64 / crate::speech::SAMPLE_RATE_HZ as f64
 /// bed after "morning"), so a word the aligner starts in that frame is still after a pause.
 const HANGOVER_FRAMES: usize = 1;
 
+/// How many frames away a frame of speech still counts as near: Silero hears some soft onsets
+/// up to two frames late ("Please" said from 49 ms, first called speech at 96 ms).
+const NEAR_FRAMES: usize = 2;
+
 /// Where someone speaks in an input.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Voice {
@@ -166,6 +170,13 @@ impl Voice {
 }
 
 impl Voice {
+    /// Whether a frame within [`NEAR_FRAMES`] of the one holding `t_s` is speech.
+    pub(crate) fn speech_near(&self, t_s: f64) -> bool {
+        let frame = (t_s / FRAME_S).floor().max(0.0) as usize;
+        (frame.saturating_sub(NEAR_FRAMES)..=frame + NEAR_FRAMES)
+            .any(|f| self.frames.get(f).is_some_and(|&p| p >= THRESHOLD))
+    }
+
     /// How far the bed of `samples` lies under the voice, in dB: the median power of the
     /// frames with no speech against the mean power of those with speech. `None` without
     /// frames of both kinds.
@@ -276,6 +287,16 @@ mod tests {
         };
         assert_eq!(all_voice.bed_under_voice_db(&samples), None);
         assert_eq!(Voice::default().bed_under_voice_db(&samples), None);
+        // Speech near a time: within two frames of its own.
+        let far = Voice {
+            regions: Vec::new(),
+            frames: vec![0.1, 0.1, 0.1, 0.9, 0.1, 0.1, 0.1],
+        };
+        assert!(far.speech_near(FRAME_S + 0.01));
+        assert!(far.speech_near(5.0 * FRAME_S + 0.01));
+        assert!(!far.speech_near(0.01));
+        assert!(!far.speech_near(6.0 * FRAME_S + 0.01));
+        assert!(!Voice::default().speech_near(0.0));
     }
 
     #[test]
