@@ -116,9 +116,10 @@ fn cleared(
     if bed_db > CLEARED_BED_DB {
         return None;
     }
-    let mut quiet = QuietTest::new(&clean);
-    quiet.clean = true;
-    Some((speech::speech_regions(&clean, gate), quiet))
+    Some((
+        speech::speech_regions(&clean, gate),
+        QuietTest::cleared(&clean),
+    ))
 }
 
 /// Moves the start of a word that begins in a pause to where the voice begins, in a recording
@@ -176,6 +177,15 @@ impl QuietTest {
             clean: loud > 0.0 && floor <= loud * CLEAN_FLOOR_FRACTION,
             floor: floor.max(1e-5),
             peaks,
+        }
+    }
+
+    /// The test on a recording whose noise was taken out down to a clean one's level (see
+    /// [`CLEARED_BED_DB`]), which its floor alone may not show.
+    fn cleared(samples: &[f32]) -> Self {
+        Self {
+            clean: true,
+            ..Self::new(samples)
         }
     }
 

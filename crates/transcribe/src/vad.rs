@@ -167,9 +167,7 @@ impl Voice {
             .find(|&f| self.frames[f] >= THRESHOLD)?;
         Some(first as f64 * FRAME_S)
     }
-}
 
-impl Voice {
     /// Whether a frame within [`NEAR_FRAMES`] of the one holding `t_s` is speech.
     pub(crate) fn speech_near(&self, t_s: f64) -> bool {
         let frame = (t_s / FRAME_S).floor().max(0.0) as usize;
