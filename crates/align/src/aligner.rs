@@ -18,6 +18,13 @@ const EDGE_PAD_S: f64 = 0.25;
 /// The acoustic model's phones are three HMM states of at least one frame each.
 const STATES_PER_PHONE: f64 = 3.0;
 
+/// The en-us model's phones a word can open on that a voice detector hears begin with the
+/// voice (see [`Aligner::opens_on_voice`]): its vowels, nasals, liquids, glides and DH.
+const VOICE_ONSETS: [&str; 22] = [
+    "AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "IH", "IY", "OW", "OY", "UH", "UW", "M",
+    "N", "L", "R", "W", "Y", "DH",
+];
+
 /// Name of the folder, inside the models folder, that `scripts/setup-pocketsphinx` fills.
 const MODEL_FOLDER: &str = "pocketsphinx-en-us";
 
@@ -124,10 +131,10 @@ impl Aligner {
             .push(decoder);
     }
 
-    /// Makes sure the dictionary can pronounce `word`; returns how many phones it has.
-    fn pronounce(&self, decoder: &mut Decoder, word: &str) -> Result<usize> {
-        if let Some(count) = decoder.phone_count(word) {
-            return Ok(count);
+    /// Makes sure the dictionary can pronounce `word`; returns its phones.
+    fn pronounce(&self, decoder: &mut Decoder, word: &str) -> Result<Vec<String>> {
+        if let Some(phones) = decoder.phones(word) {
+            return Ok(phones);
         }
         let phones = self
             .g2p
@@ -139,7 +146,29 @@ impl Aligner {
         }
         tracing::debug!(word, phones = %phones.join(" "), "pronunciation from the g2p network");
         decoder.add_word(word, &phones.join(" "))?;
-        Ok(phones.len())
+        Ok(phones)
+    }
+
+    /// Whether `word` (as written: "and", "Eight,", "$25") opens on a sound a voice detector
+    /// hears begin with the voice: a vowel, a nasal, a liquid, a glide, or the voiced "th" of
+    /// "they". A stop's closure, an "h" or a voiceless fricative ("peppers", "to", "for",
+    /// "his") is heard as no voice for up to 120 ms before the voice sets in, so where such a
+    /// word starts cannot be read from a voice detector. `false` when the word cannot be
+    /// pronounced or its decoder not made.
+    pub fn opens_on_voice(&self, word: &str) -> bool {
+        let Some(first) = spoken_words(word).into_iter().next() else {
+            return false;
+        };
+        let Ok(mut decoder) = self.take_decoder() else {
+            return false;
+        };
+        let phones = self.pronounce(&mut decoder, &first);
+        self.give_back(decoder);
+        phones.is_ok_and(|phones| {
+            phones
+                .first()
+                .is_some_and(|phone| VOICE_ONSETS.contains(&phone.as_str()))
+        })
     }
 
     /// Aligns `words` (as written: "$25", "3rd", "Hello,") onto `samples_16k_mono`, which must
@@ -186,7 +215,7 @@ impl Aligner {
             let first = dictionary_words.len();
             let mut phones = 0;
             for word in spoken_words(token) {
-                phones += self.pronounce(decoder, &word)?;
+                phones += self.pronounce(decoder, &word)?.len();
                 dictionary_words.push(word);
             }
             tokens.push(first..dictionary_words.len());

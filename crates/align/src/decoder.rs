@@ -132,9 +132,9 @@ impl Decoder {
         Ok(Self { ps: ps? })
     }
 
-    /// How many phones the dictionary gives `word` (lower case, as the dictionary writes it),
-    /// or `None` when it does not have it.
-    pub(crate) fn phone_count(&mut self, word: &str) -> Option<usize> {
+    /// The phones the dictionary gives `word` (lower case, as the dictionary writes it), or
+    /// `None` when it does not have it.
+    pub(crate) fn phones(&mut self, word: &str) -> Option<Vec<String>> {
         let word_c = CString::new(word).ok()?;
         // SAFETY: the decoder is live and the word NUL-terminated; the result is ours to free.
         unsafe {
@@ -142,13 +142,13 @@ impl Decoder {
             if phones.is_null() {
                 None
             } else {
-                let count = CStr::from_ptr(phones)
-                    .to_bytes()
-                    .split(|b| b.is_ascii_whitespace())
-                    .filter(|p| !p.is_empty())
-                    .count();
+                let list = CStr::from_ptr(phones)
+                    .to_string_lossy()
+                    .split_ascii_whitespace()
+                    .map(str::to_owned)
+                    .collect();
                 sys::ckd_free(phones.cast());
-                Some(count)
+                Some(list)
             }
         }
     }

@@ -125,3 +125,26 @@ fn fixture(name: &str) -> std::path::PathBuf {
         .join("../../fixtures/audio")
         .join(name)
 }
+
+#[test]
+fn words_that_open_on_the_voice_are_told_from_those_that_do_not() {
+    let aligner = aligner();
+    // Vowels, nasals, liquids, glides and the "th" of "they"; a number by its spoken form
+    // ("8" is "eight"), and a made-up word by the g2p network.
+    for word in [
+        "and",
+        "In,",
+        "they",
+        "Mended",
+        "long",
+        "we",
+        "8",
+        "Oomphalor",
+    ] {
+        assert!(aligner.opens_on_voice(word), "{word}");
+    }
+    // Stops, "h", voiceless fricatives; "$25" is "twenty five dollars"; nothing to say.
+    for word in ["peppers", "to", "for", "his", "think", "$25", "—"] {
+        assert!(!aligner.opens_on_voice(word), "{word}");
+    }
+}

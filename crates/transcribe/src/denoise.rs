@@ -23,15 +23,35 @@ const SCALE: f32 = 32768.0;
 /// the piece's start does not meet a cold state.
 const WARM_UP_S: f64 = 0.5;
 
+/// A recording with the noise taken out, and where RNNoise heard a voice in it.
+pub(crate) struct Denoised {
+    /// The samples (16 kHz, as many as the input's).
+    pub(crate) samples: Vec<f32>,
+    /// RNNoise's voice probability for each 10 ms frame: frame `k` is heard on the 20 ms from
+    /// `(k - 1) * 10` ms to `(k + 1) * 10` ms.
+    pub(crate) voice: Vec<f32>,
+}
+
+/// Samples of one 10 ms frame of RNNoise's, at 16 kHz.
+const FRAME_16K: usize = DenoiseState::FRAME_SIZE / RATIO;
+/// The length of a frame of [`Denoised::voice`].
+pub(crate) const VOICE_FRAME_S: f64 = FRAME_16K as f64 / SAMPLE_RATE_HZ as f64;
+
 /// `samples` (16 kHz) with the noise removed, at the same rate and length, in up to `threads`
 /// pieces on threads of their own.
-pub(crate) fn denoised(samples: &[f32], threads: usize) -> Vec<f32> {
+pub(crate) fn denoised(samples: &[f32], threads: usize) -> Denoised {
     let pieces = threads.clamp(1, 8);
-    let warm_up = (WARM_UP_S * SAMPLE_RATE_HZ as f64) as usize;
-    let length = samples.len().div_ceil(pieces).max(1);
+    // Whole frames, so that every piece's frames fall on the same 10 ms grid.
+    let warm_up = (WARM_UP_S / VOICE_FRAME_S).round() as usize * FRAME_16K;
+    let length = samples.len().div_ceil(pieces).div_ceil(FRAME_16K).max(1) * FRAME_16K;
     let mut out = vec![0.0; samples.len()];
+    let mut voice = vec![0.0; samples.len().div_ceil(FRAME_16K)];
     std::thread::scope(|scope| {
-        for (k, target) in out.chunks_mut(length).enumerate() {
+        for (k, (target, frames)) in out
+            .chunks_mut(length)
+            .zip(voice.chunks_mut(length / FRAME_16K))
+            .enumerate()
+        {
             let start = k * length;
             let from = start.saturating_sub(warm_up);
             let input = &samples[from..start + target.len()];
@@ -42,16 +62,21 @@ pub(crate) fn denoised(samples: &[f32], threads: usize) -> Vec<f32> {
                 &[][..]
             };
             scope.spawn(move || {
-                let clean = denoise_piece(prime, input);
-                target.copy_from_slice(&clean[start - from..]);
+                let piece = denoise_piece(prime, input);
+                target.copy_from_slice(&piece.samples[start - from..]);
+                let skipped = (start - from) / FRAME_16K;
+                frames.copy_from_slice(&piece.voice[skipped..skipped + frames.len()]);
             });
         }
     });
-    out
+    Denoised {
+        samples: out,
+        voice,
+    }
 }
 
 /// One piece through one denoiser, which hears `prime` first (its output dropped).
-fn denoise_piece(prime: &[f32], samples: &[f32]) -> Vec<f32> {
+fn denoise_piece(prime: &[f32], samples: &[f32]) -> Denoised {
     let kernels = Kernels::new();
     let frame = DenoiseState::FRAME_SIZE;
     let mut state = DenoiseState::new();
@@ -62,8 +87,10 @@ fn denoise_piece(prime: &[f32], samples: &[f32]) -> Vec<f32> {
     }
     let up = kernels.up(samples);
     let mut clean = vec![0.0; up.len()];
+    let mut voice = Vec::with_capacity(up.len().div_ceil(frame));
     let mut input = vec![0.0; frame];
     // The denoiser's output lags its input by one frame: frame k's output is frame k - 1's.
+    // Its voice probability is the input frame's.
     for k in 0..=up.len().div_ceil(frame) {
         input.fill(0.0);
         let at = (k * frame).min(up.len());
@@ -71,7 +98,10 @@ fn denoise_piece(prime: &[f32], samples: &[f32]) -> Vec<f32> {
         for (slot, &x) in input.iter_mut().zip(part) {
             *slot = x * SCALE;
         }
-        state.process_frame(&mut output, &input);
+        let probability = state.process_frame(&mut output, &input);
+        if k < up.len().div_ceil(frame) {
+            voice.push(probability);
+        }
         if k == 0 {
             continue;
         }
@@ -81,7 +111,10 @@ fn denoise_piece(prime: &[f32], samples: &[f32]) -> Vec<f32> {
             *slot = y / SCALE;
         }
     }
-    kernels.down(&clean, samples.len())
+    Denoised {
+        samples: kernels.down(&clean, samples.len()),
+        voice,
+    }
 }
 
 /// The resampler's kernels: a Blackman-windowed sinc cut at [`CUTOFF`] of 8 kHz.
@@ -196,13 +229,29 @@ mod tests {
             .iter()
             .map(|&s| f32::from(s) / 32768.0)
             .collect();
-        let out = denoised(&samples, 2);
+        let Denoised {
+            samples: out,
+            voice,
+        } = denoised(&samples, 2);
         assert_eq!(out.len(), samples.len());
         let at = |t: f64| (t * SAMPLE_RATE_HZ as f64) as usize;
         // The pause at the comma (after "debate"), a margin inside each edge.
         let debate = truth.iter().position(|w| w.word == "debate").unwrap();
         let pause = at(truth[debate].end_s + 0.02)..at(truth[debate + 1].start_s - 0.02);
         assert!(pause.len() > 800, "a pause of {} samples", pause.len());
+        // RNNoise hears no voice in the pause, and a voice in each word.
+        assert_eq!(voice.len(), samples.len().div_ceil(FRAME_16K));
+        let frame = |t: f64| (t / VOICE_FRAME_S) as usize;
+        let silent = frame(truth[debate].end_s + 0.02)..frame(truth[debate + 1].start_s - 0.01);
+        assert!(
+            voice[silent.clone()].iter().all(|&p| p < 0.5),
+            "the pause: {:?}",
+            &voice[silent]
+        );
+        for word in &truth {
+            let heard = voice[frame(word.start_s)..frame(word.end_s)].iter();
+            assert!(heard.fold(0f32, |m, &p| m.max(p)) > 0.9, "{}", word.word);
+        }
         let (before, after) = (power_db(&samples[pause.clone()]), power_db(&out[pause]));
         assert!(
             after <= before - 20.0,
