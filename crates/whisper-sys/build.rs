@@ -22,14 +22,15 @@
 
 use std::env;
 use std::fs;
-use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use caption_build_support::{Change, change_file, fresh_copy, sources};
 
 const VERSION: &str = "0.15.0";
 
 /// The first change: (what the released source says, how many times, what it says here). A
 /// different whisper.cpp fails the build instead of going unchanged.
-const BEAM_SEARCH_TOP_K: [(&str, usize, &str); 4] = [
+const BEAM_SEARCH_TOP_K: [Change; 4] = [
     // Beam search: the i-th candidate is the i-th most likely token.
     (
         "    std::discrete_distribution<> dist(probs.begin(), probs.end());\n\n    for (int i = 0; i < k; ++i) {\n        const auto id = dist(decoder.rng);",
@@ -59,7 +60,7 @@ const BEAM_SEARCH_TOP_K: [(&str, usize, &str); 4] = [
 /// reads those of the timestamps and of its k picks only. Those are computed, with the same
 /// expression, and nothing else; the greedy strategy and the temperature fallback, which read
 /// them all, are unchanged. The words and their scores are identical.
-const BEAM_SEARCH_READS_ONLY: [(&str, usize, &str); 2] = [
+const BEAM_SEARCH_READS_ONLY: [Change; 2] = [
     (
         "    // compute probs\n    whisper_compute_probs(logits, n_logits, logprobs, probs);\n",
         1,
@@ -86,7 +87,7 @@ const BEAM_SEARCH_READS_ONLY: [(&str, usize, &str); 2] = [
 /// (0.07 ms each a beam on this machine). A maximum does not depend on the order it is taken
 /// in, so eight running maxima that the compiler keeps in one vector register find the same
 /// value about ten times faster.
-const MAXIMA_IN_EIGHT_LANES: [(&str, usize, &str); 3] = [
+const MAXIMA_IN_EIGHT_LANES: [Change; 3] = [
     (
         "static void whisper_compute_logprobs(\n",
         1,
@@ -132,7 +133,7 @@ static void whisper_compute_logprobs(\n",
 /// too: tiny.en heard as well with it (123 clips: 218 word errors against 216; five minutes:
 /// 0.108 against 0.110), but multilingual base then heard espeak's Chinese as garbage, so
 /// multilingual models keep the f16 product.
-const ENGLISH_LOGITS_IN_8_BITS: [(&str, usize, &str); 5] = [
+const ENGLISH_LOGITS_IN_8_BITS: [Change; 5] = [
     (
         "    // decoder.token_embedding\n    struct ggml_tensor * d_te;\n",
         1,
@@ -196,7 +197,7 @@ const ENGLISH_LOGITS_IN_8_BITS: [(&str, usize, &str); 5] = [
 /// on the transcription's threads, the filter splits the rows among them, reads through the
 /// strides and selects the median with `std::nth_element`: the same value for every element,
 /// so the same word times.
-const DTW_GRAPH_ON_OUR_THREADS: [(&str, usize, &str); 4] = [
+const DTW_GRAPH_ON_OUR_THREADS: [Change; 4] = [
     (
         "static void median_filter(struct ggml_tensor * dst , const struct ggml_tensor * a, int ith, int /*nth*/, void * userdata) {\n    if (ith != 0) {\n        return;\n    }\n",
         1,
@@ -275,7 +276,7 @@ const DTW_GRAPH_ON_OUR_THREADS: [(&str, usize, &str); 4] = [
 /// token's logits alone now computes that row alone (whisper.cpp's source has the line,
 /// commented out); the beams' batches, which ask for every row, and the graph that sizes the
 /// buffers are unchanged.
-const LOGITS_ONLY_WHERE_ASKED: [(&str, usize, &str); 2] = [
+const LOGITS_ONLY_WHERE_ASKED: [Change; 2] = [
     (
         "    //cur = ggml_view_2d(ctx0, cur, cur->ne[0], 1, cur->nb[1], (cur->ne[1] - 1)*cur->nb[1]);\n",
         1,
@@ -305,7 +306,7 @@ const LOGITS_ONLY_WHERE_ASKED: [(&str, usize, &str); 2] = [
 /// as ggml's f16 product rounds it). The beam search's picks all come from there: a token ten
 /// nats under the best one has a 20,000th of its probability. The rest of the row keeps its
 /// 8-bit value, which only enters the normalising sum.
-const EXACT_NEAR_THE_TOP: [(&str, usize, &str); 7] = [
+const EXACT_NEAR_THE_TOP: [Change; 7] = [
     (
         "    // decode output (2-dimensional array: [n_tokens][n_vocab])\n    std::vector<float> logits;\n",
         1,
@@ -402,56 +403,6 @@ const UNSUPPORTED_FEATURES: [&str; 7] = [
     "VULKAN",
 ];
 
-fn source_dir() -> PathBuf {
-    if let Some(dir) = env::var_os("CAPTIONS_WHISPER_SRC") {
-        return PathBuf::from(dir);
-    }
-    let cache = env::var_os("CAPTIONS_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/caption-engine")))
-        .unwrap_or_else(|| PathBuf::from(".cache/caption-engine"));
-    cache.join(format!("whisper-rs-sys-{VERSION}"))
-}
-
-fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
-    fs::create_dir_all(to)?;
-    for entry in fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else {
-            fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
-}
-
-fn patch(whisper_cpp: &Path) {
-    let mut text = fs::read_to_string(whisper_cpp)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", whisper_cpp.display()));
-    let changes = BEAM_SEARCH_TOP_K
-        .into_iter()
-        .chain(BEAM_SEARCH_READS_ONLY)
-        .chain(MAXIMA_IN_EIGHT_LANES)
-        .chain(ENGLISH_LOGITS_IN_8_BITS)
-        .chain(DTW_GRAPH_ON_OUR_THREADS)
-        .chain(LOGITS_ONLY_WHERE_ASKED)
-        .chain(EXACT_NEAR_THE_TOP);
-    for (released, expected, changed) in changes {
-        let found = text.matches(released).count();
-        assert!(
-            found == expected,
-            "{} has {found} copies of {released:?} where {expected} were expected: \
-             not the whisper.cpp of whisper-rs-sys {VERSION}",
-            whisper_cpp.display()
-        );
-        text = text.replace(released, changed);
-    }
-    fs::write(whisper_cpp, text)
-        .unwrap_or_else(|e| panic!("writing {}: {e}", whisper_cpp.display()));
-}
-
 fn whisper_cpp_version(root: &Path) -> String {
     let cmake_lists = fs::read_to_string(root.join("CMakeLists.txt")).unwrap_or_default();
     cmake_lists
@@ -471,11 +422,9 @@ fn main() {
             );
         }
     }
-    println!("cargo:rerun-if-env-changed=CAPTIONS_WHISPER_SRC");
-    println!("cargo:rerun-if-env-changed=CAPTIONS_CACHE");
     println!("cargo:rerun-if-changed=wrapper.h");
 
-    let src = source_dir();
+    let src = sources("CAPTIONS_WHISPER_SRC", &format!("whisper-rs-sys-{VERSION}"));
     if !src.join("whisper.cpp/src/whisper.cpp").is_file() {
         panic!(
             "the whisper.cpp sources (whisper-rs-sys {VERSION}) are not in {}: run \
@@ -489,14 +438,19 @@ fn main() {
         src.join("whisper.cpp").display()
     );
 
-    let out = PathBuf::from(env::var_os("OUT_DIR").unwrap_or_else(|| panic!("cargo sets OUT_DIR")));
-    let root = out.join("whisper.cpp");
-    if root.exists() {
-        fs::remove_dir_all(&root).unwrap_or_else(|e| panic!("clearing {}: {e}", root.display()));
-    }
-    copy_tree(&src.join("whisper.cpp"), &root)
-        .unwrap_or_else(|e| panic!("copying the whisper.cpp sources to {}: {e}", root.display()));
-    patch(&root.join("src/whisper.cpp"));
+    let root = fresh_copy(&src.join("whisper.cpp"), "whisper.cpp");
+    change_file(
+        &root.join("src/whisper.cpp"),
+        BEAM_SEARCH_TOP_K
+            .into_iter()
+            .chain(BEAM_SEARCH_READS_ONLY)
+            .chain(MAXIMA_IN_EIGHT_LANES)
+            .chain(ENGLISH_LOGITS_IN_8_BITS)
+            .chain(DTW_GRAPH_ON_OUR_THREADS)
+            .chain(LOGITS_ONLY_WHERE_ASKED)
+            .chain(EXACT_NEAR_THE_TOP),
+        &format!("the whisper.cpp of whisper-rs-sys {VERSION}"),
+    );
 
     let bindings = bindgen::Builder::default()
         .header("wrapper.h")
@@ -506,7 +460,7 @@ fn main() {
         .generate()
         .unwrap_or_else(|e| panic!("generating whisper.cpp's bindings (needs libclang): {e}"));
     bindings
-        .write_to_file(out.join("bindings.rs"))
+        .write_to_file(root.with_file_name("bindings.rs"))
         .unwrap_or_else(|e| panic!("writing bindings.rs: {e}"));
 
     let mut config = cmake::Config::new(&root);
