@@ -88,7 +88,13 @@ pub(crate) fn refine(
         in_voice(t) && (cleared.is_none() || voice.is_some_and(|voice| voice.speech_near(t)))
     };
     claim_lone_sounds(words, regions, trusted, |a, b| edges.is_quiet(a, b));
-    snap_to_pauses(words, regions, trusted, |a, b| edges.is_quiet(a, b));
+    snap_to_pauses(
+        words,
+        regions,
+        trusted,
+        |a, b| edges.is_quiet(a, b),
+        |word| aligner.opens_on_voice(word),
+    );
     if let Some(voice) = voice
         && !quiet.clean
     {
@@ -193,6 +199,12 @@ fn start_at_the_denoisers_voice(
 /// A silence of the signal at least this long where the aligner joins two words is a pause
 /// all the same, in a clean recording (see [`QuietTest`]).
 const JOINED_PAUSE_S: f64 = 0.06;
+/// The same for the start of a word that opens on the voice (a vowel, nasal, liquid, glide or
+/// "th"): no closure of its own is in front of it (a 41 ms pause of a gapped clip, "embassy |
+/// on", where the aligner started "on" 25 ms into it). The word before keeps its end: the
+/// silence may be its final stop's closure ("sleep | in", "met | on": moving those ends to the
+/// silence made them 20-40 ms early on the bench's continuous clips).
+const JOINED_PAUSE_BEFORE_VOICE_S: f64 = 0.03;
 /// A recording is clean when its noise floor is this far under its loud level (-48 dB): the
 /// amplitude gate's edges are then the sound's own (at 16 dB SNR they fall inside the soft
 /// onsets and offsets, and moving joined words' boundaries onto them made the mean error 50 %
@@ -324,12 +336,15 @@ fn claim_lone_sounds(
 /// swallow the pause before it), are moved: elsewhere between words the aligner joins, the amplitude gate's pauses are
 /// a stop's closure or a dip in noise or music, and the aligner's boundary is the better one
 /// (measured: snapping those doubled the mean error with pink noise or a music bed).
-/// Only edges for which `trusted` holds are snapped onto.
+/// Before a word that opens on the voice (`opens_on_voice`), the silence is no closure of that
+/// word's, and [`JOINED_PAUSE_BEFORE_VOICE_S`] of it moves the word's start. Only edges for
+/// which `trusted` holds are snapped onto.
 fn snap_to_pauses(
     words: &mut [Word],
     regions: &[Region],
     trusted: impl Fn(f64) -> bool,
     quiet: impl Fn(f64, f64) -> bool,
+    opens_on_voice: impl Fn(&str) -> bool,
 ) {
     if regions.is_empty() {
         return;
@@ -343,27 +358,32 @@ fn snap_to_pauses(
             Err(i)
         }
     };
-    // The aligner's own pauses, before any edge moves. Where it joins two words across a
-    // silence of the signal, the silence is a pause all the same.
-    let gaps: Vec<f64> = (0..=words.len())
-        .map(|i| match i {
-            0 => f64::INFINITY,
-            i if i == words.len() => f64::INFINITY,
-            i => {
-                let gap = words[i].start - words[i - 1].end;
-                match locate(words[i].start) {
-                    Err(k) if gap < SNAP_GAP_S && 0 < k && k < regions.len() => {
-                        let silence = regions[k].start_s - regions[k - 1].end_s;
-                        if silence >= JOINED_PAUSE_S
-                            && quiet(regions[k - 1].end_s, regions[k].start_s)
-                        {
-                            SNAP_GAP_S
-                        } else {
-                            gap
-                        }
-                    }
-                    _ => gap,
-                }
+    // The aligner's own pauses, before any edge moves: for the boundary before each word,
+    // whether it is a pause for the edge before it (the previous word's end) and for the edge
+    // after it (the word's start). Where the aligner joins two words across a silence of the
+    // signal, the silence is a pause all the same; before a word that opens on the voice, a
+    // shorter one is a pause for that word's start only, since the word before may end in a
+    // stop whose closure it is ("sleep | in": the end stays the aligner's).
+    let pauses: Vec<(bool, bool)> = (0..=words.len())
+        .map(|i| {
+            if i == 0 || i == words.len() || words[i].start - words[i - 1].end >= SNAP_GAP_S {
+                return (true, true);
+            }
+            let k = match locate(words[i].start) {
+                Err(k) if 0 < k && k < regions.len() => k,
+                _ => return (false, false),
+            };
+            let silence = regions[k].start_s - regions[k - 1].end_s;
+            let is_quiet = || quiet(regions[k - 1].end_s, regions[k].start_s);
+            if silence >= JOINED_PAUSE_S && is_quiet() {
+                (true, true)
+            } else if silence >= JOINED_PAUSE_BEFORE_VOICE_S
+                && opens_on_voice(&words[i].word)
+                && is_quiet()
+            {
+                (false, true)
+            } else {
+                (false, false)
             }
         })
         .collect();
@@ -378,7 +398,7 @@ fn snap_to_pauses(
             Ok(k) if regions[k].start_s >= previous_end => regions[k].start_s,
             _ => start,
         };
-        let new_start = if trusted(new_start) && gaps[i] >= SNAP_GAP_S {
+        let new_start = if trusted(new_start) && pauses[i].1 {
             new_start
         } else {
             start
@@ -388,7 +408,7 @@ fn snap_to_pauses(
             Ok(k) if regions[k].end_s <= next_start => regions[k].end_s,
             _ => end,
         };
-        let new_end = if trusted(new_end) && gaps[i + 1] >= SNAP_GAP_S {
+        let new_end = if trusted(new_end) && pauses[i + 1].0 {
             new_end
         } else {
             end
@@ -456,7 +476,7 @@ mod tests {
         // sliver of the first sound before the first word.
         let regions = [region(0.5, 1.2), region(1.6, 2.4)];
         let mut words = [word(0.53, 1.25), word(1.45, 1.8), word(1.8, 2.38)];
-        snap_to_pauses(&mut words, &regions, |_| true, |_, _| false);
+        snap_to_pauses(&mut words, &regions, |_| true, |_, _| false, |_| false);
         assert_eq!((words[0].start, words[0].end), (0.5, 1.2));
         assert_eq!((words[1].start, words[1].end), (1.6, 1.8));
         // The boundary inside continuous sound stays the aligner's; the last end reaches the
@@ -471,7 +491,7 @@ mod tests {
         // aligner's pause before the third word is real, and its start moves onto the onset.
         let regions = [region(0.5, 1.0), region(1.06, 1.5), region(1.8, 2.2)];
         let mut words = [word(0.5, 1.02), word(1.02, 1.5), word(1.7, 2.2)];
-        snap_to_pauses(&mut words, &regions, |_| true, |_, _| false);
+        snap_to_pauses(&mut words, &regions, |_| true, |_, _| false, |_| false);
         assert_eq!((words[0].start, words[0].end), (0.5, 1.02));
         assert_eq!((words[1].start, words[1].end), (1.02, 1.5));
         assert_eq!((words[2].start, words[2].end), (1.8, 2.2));
@@ -488,6 +508,7 @@ mod tests {
             &regions,
             |t| (0.9..=2.3).contains(&t),
             |_, _| false,
+            |_| false,
         );
         assert_eq!((words[0].start, words[0].end), (1.02, 1.5));
         assert_eq!((words[1].start, words[1].end), (1.5, 2.1));
@@ -501,14 +522,24 @@ mod tests {
         let regions = [region(0.5, 1.35), region(1.44, 2.0)];
         let joined = [word(0.5, 1.4), word(1.4, 2.0)];
         let mut words = joined.clone();
-        snap_to_pauses(&mut words, &regions, |_| true, |_, _| true);
+        snap_to_pauses(&mut words, &regions, |_| true, |_, _| true, |_| false);
         assert_eq!((words[0].end, words[1].start), (1.35, 1.44));
         let mut words = joined.clone();
-        snap_to_pauses(&mut words, &regions, |_| true, |_, _| false);
+        snap_to_pauses(&mut words, &regions, |_| true, |_, _| false, |_| false);
         assert_eq!((words[0].end, words[1].start), (1.4, 1.4));
         let short = [region(0.5, 1.37), region(1.42, 2.0)];
+        let mut words = joined.clone();
+        snap_to_pauses(&mut words, &short, |_| true, |_, _| true, |_| false);
+        assert_eq!((words[0].end, words[1].start), (1.4, 1.4));
+        // Before a word that opens on the voice, 50 ms of quiet silence is a pause for its
+        // start ("embassy | on"); the word before keeps its end, which may be a stop's closure
+        // ("sleep | in"). Not 20 ms.
+        let mut words = joined.clone();
+        snap_to_pauses(&mut words, &short, |_| true, |_, _| true, |_| true);
+        assert_eq!((words[0].end, words[1].start), (1.4, 1.42));
+        let shorter = [region(0.5, 1.39), region(1.41, 2.0)];
         let mut words = joined;
-        snap_to_pauses(&mut words, &short, |_| true, |_, _| true);
+        snap_to_pauses(&mut words, &shorter, |_| true, |_, _| true, |_| true);
         assert_eq!((words[0].end, words[1].start), (1.4, 1.4));
     }
 
@@ -541,7 +572,7 @@ mod tests {
         let mut words = [word(0.5, 0.81), word(0.81, 0.88), word(1.53, 1.9)];
         claim_lone_sounds(&mut words, &regions, |_| true, |_, _| true);
         assert_eq!((words[1].start, words[1].end), (1.0, 1.23));
-        snap_to_pauses(&mut words, &regions, |_| true, |_, _| true);
+        snap_to_pauses(&mut words, &regions, |_| true, |_, _| true, |_| false);
         assert_eq!((words[0].start, words[0].end), (0.5, 0.88));
 
         // "fund a bicycle": "a" squeezed onto the start of "bicycle".
