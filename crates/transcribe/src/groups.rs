@@ -374,7 +374,9 @@ fn moved_cut(
 }
 
 /// Aligns `words[range]` (as written) on their audio, bounded by [`audio_bounds`]: where that
-/// audio starts, and the spans from there.
+/// audio starts, and the spans from there. Where the aligner puts the pause of a sentence's
+/// punctuation a word or two late, the words are aligned again with the pause where the
+/// punctuation is ([`pause_at_punctuation`]).
 fn align_on_audio(
     align: &mut impl Align,
     samples: &[f32],
@@ -382,13 +384,69 @@ fn align_on_audio(
     range: std::ops::Range<usize>,
 ) -> (f64, caption_align::Result<Vec<Span>>) {
     let (from_s, to_s) = audio_bounds(samples, words, range.clone());
-    let texts: Vec<&str> = words[range]
+    let mut texts: Vec<&str> = words[range.clone()]
         .iter()
         .map(|w| w.punctuated_word.as_str())
         .collect();
     let at = |t: f64| ((t * SAMPLE_RATE_HZ as f64).round() as usize).min(samples.len());
     let audio = &samples[at(from_s)..at(to_s).max(at(from_s))];
-    (from_s, align(audio, &texts))
+    let spans = align(audio, &texts);
+    let Some((k, late)) = spans
+        .as_ref()
+        .ok()
+        .and_then(|spans| pause_at_punctuation(&texts, spans))
+    else {
+        return (from_s, spans);
+    };
+    texts.insert(k + 1, PAUSE_TOKEN);
+    let moved = align(audio, &texts).ok().filter(|again| {
+        // The pause after the punctuation now covers the middle of the late one.
+        let middle = (late.0 + late.1) / 2.0;
+        again.len() == texts.len() && again[k].end_s < middle && middle < again[k + 2].start_s
+    });
+    match moved {
+        Some(mut again) => {
+            tracing::debug!(
+                after = texts[k],
+                "the pause moved to the punctuation the aligner had put it a word or two after"
+            );
+            again.remove(k + 1);
+            (from_s, Ok(again))
+        }
+        None => (from_s, spans),
+    }
+}
+
+/// The aligner's token for a pause it must put between two words (PocketSphinx's silence).
+const PAUSE_TOKEN: &str = "<sil>";
+/// Punctuation after which a speaker pauses: a comma, a sentence's or a clause's end.
+const PAUSE_PUNCTUATION: [char; 6] = [',', '.', ';', ':', '?', '!'];
+/// An aligned pause at least this long is one the speaker made.
+const SPOKEN_PAUSE_S: f64 = 0.1;
+/// How many words after the punctuation the aligner may have put its pause.
+const LATE_PAUSE_WORDS: usize = 2;
+
+/// Where an alignment (`spans` of `texts`) put a pause late: a word ending in
+/// [`PAUSE_PUNCTUATION`] joined to the next (less than [`APART_S`] apart), and the first pause
+/// after it, of at least [`SPOKEN_PAUSE_S`], after one of the next [`LATE_PAUSE_WORDS`] words,
+/// none of them punctuated. Returns the punctuated word's index and that pause. The aligner's
+/// silence is optional between any two words, and on "debate, | they" it put the comma's pause
+/// after "they", on the second syllable of "debate" ("de | bate"), both one word late.
+fn pause_at_punctuation(texts: &[&str], spans: &[Span]) -> Option<(usize, (f64, f64))> {
+    let gap = |j: usize| spans[j + 1].start_s - spans[j].end_s;
+    let pauses = |text: &str| {
+        text.trim_end_matches(['"', '\'', ')'])
+            .ends_with(PAUSE_PUNCTUATION)
+    };
+    (0..spans.len().min(texts.len()).saturating_sub(1)).find_map(|k| {
+        if !pauses(texts[k]) || gap(k) >= APART_S {
+            return None;
+        }
+        let late = (k + 1..(k + 1 + LATE_PAUSE_WORDS).min(spans.len() - 1))
+            .take_while(|&j| !pauses(texts[j]))
+            .find(|&j| gap(j) >= APART_S)?;
+        (gap(late) >= SPOKEN_PAUSE_S).then(|| (k, (spans[late].end_s, spans[late + 1].start_s)))
+    })
 }
 
 /// The audio aligned for `words[range]`: from its first word's start to its last word's end,
