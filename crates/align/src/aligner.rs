@@ -12,6 +12,11 @@ use crate::spoken::spoken_words;
 /// Sample rate of the audio [`Aligner::align`] takes.
 pub const SAMPLE_RATE_HZ: u32 = 16_000;
 
+/// A token of [`Aligner::align`]'s words that asks for a pause: the acoustic model's silence,
+/// at least 30 ms, between the words around it (elsewhere a silence is optional). Its span is
+/// the pause it got.
+pub const PAUSE: &str = "<sil>";
+
 /// Silence added before and after the audio of each alignment: the model's silence state then
 /// has frames to sit in, and words at the edges are placed better.
 const EDGE_PAD_S: f64 = 0.25;
@@ -213,6 +218,12 @@ impl Aligner {
         let mut token_phones = Vec::with_capacity(words.len());
         for token in words {
             let first = dictionary_words.len();
+            if *token == PAUSE {
+                dictionary_words.push(PAUSE.to_owned());
+                tokens.push(first..dictionary_words.len());
+                token_phones.push(1);
+                continue;
+            }
             let mut phones = 0;
             for word in spoken_words(token) {
                 phones += self.pronounce(decoder, &word)?.len();

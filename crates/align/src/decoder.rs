@@ -169,7 +169,7 @@ impl Decoder {
     }
 
     /// Aligns `words` (all in the dictionary) onto 16 kHz `samples`: one segment per word, in
-    /// order, silences and fillers left out.
+    /// order, silences and fillers left out but where `words` asks for one (`<sil>`).
     pub(crate) fn align(&mut self, samples: &[i16], words: &[String]) -> Result<Vec<Segment>> {
         let text = c_string("text", &words.join(" "))?;
         let ps = self.ps.as_ptr();
@@ -203,7 +203,8 @@ impl Decoder {
                 sys::ps_seg_frames(seg, &mut sf, &mut ef);
                 if !name.is_null() {
                     let name = CStr::from_ptr(name).to_string_lossy();
-                    if let Some(word) = dictionary_word(&name) {
+                    let asked = words.get(segments.len()).is_some_and(|w| *w == name);
+                    if let Some(word) = dictionary_word(&name).or(asked.then_some(&*name)) {
                         segments.push(Segment {
                             word: word.to_owned(),
                             start_frame: sf.max(0) as u32,

@@ -148,3 +148,32 @@ fn words_that_open_on_the_voice_are_told_from_those_that_do_not() {
         assert!(!aligner.opens_on_voice(word), "{word}");
     }
 }
+
+#[test]
+fn a_pause_token_gets_the_pause_between_its_words() {
+    // Festival pauses at the comma; asked for, the pause is a span of its own between the
+    // words around it, and the words keep their times. Where no pause was made, the pause
+    // asked for still gets at least its 30 ms, between the two words.
+    let dir = tempfile::tempdir().unwrap();
+    let text = "we waited by the river, and then the boats came in";
+    let (samples, truth) = festival(text, "slt", dir.path());
+    let mut words: Vec<&str> = text.split_whitespace().collect();
+    words.insert(5, caption_align::PAUSE);
+    let spans = aligner().align(&samples, &words).unwrap();
+    assert_eq!(spans.len(), truth.len() + 1);
+    let pause = spans[5];
+    assert!(pause.end_s - pause.start_s >= 0.05, "{pause:?}");
+    assert!(spans[4].end_s <= pause.start_s && pause.end_s <= spans[6].start_s);
+    let mut word_spans = spans.clone();
+    word_spans.remove(5);
+    let (mean, within) = boundary_errors(&truth, &word_spans);
+    assert!(
+        mean <= 0.03 && within >= 0.85,
+        "mean {mean:.3}, {within:.2}"
+    );
+    let mut forced: Vec<&str> = text.split_whitespace().collect();
+    forced.insert(8, caption_align::PAUSE);
+    let spans = aligner().align(&samples, &forced).unwrap();
+    assert!(spans[8].end_s - spans[8].start_s >= 0.03 - 1e-9);
+    assert!(spans[7].end_s <= spans[8].start_s && spans[8].end_s <= spans[9].start_s);
+}

@@ -398,7 +398,7 @@ fn align_on_audio(
     else {
         return (from_s, spans);
     };
-    texts.insert(k + 1, PAUSE_TOKEN);
+    texts.insert(k + 1, caption_align::PAUSE);
     let moved = align(audio, &texts).ok().filter(|again| {
         // The pause after the punctuation now covers the middle of the late one.
         let middle = (late.0 + late.1) / 2.0;
@@ -417,8 +417,6 @@ fn align_on_audio(
     }
 }
 
-/// The aligner's token for a pause it must put between two words (PocketSphinx's silence).
-const PAUSE_TOKEN: &str = "<sil>";
 /// Punctuation after which a speaker pauses: a comma, a sentence's or a clause's end.
 const PAUSE_PUNCTUATION: [char; 6] = [',', '.', ';', ':', '?', '!'];
 /// An aligned pause at least this long is one the speaker made.

@@ -389,7 +389,7 @@ fn a_pause_put_a_word_after_the_punctuation_moves_to_it() {
     let mut calls = Vec::new();
     let mut aligner = |_: &[f32], texts: &[&str]| {
         calls.push(texts.join(" "));
-        Ok(if texts.contains(&PAUSE_TOKEN) {
+        Ok(if texts.contains(&caption_align::PAUSE) {
             vec![
                 span(0.4, 0.61),
                 span(0.61, 1.03),
