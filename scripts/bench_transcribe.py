@@ -507,16 +507,32 @@ def srt_time(t):
     return f"{ms // 3_600_000:02}:{ms // 60_000 % 60:02}:{ms // 1000 % 60:02},{ms % 1000:03}"
 
 
+def written_words(clip):
+    """The clip's true words as its text writes them, with their punctuation ("debate,"): each
+    true word takes the next of the text's words spelled the same, if one is near."""
+    tokens = Path(clip["text"]).read_text().split() if clip.get("text") else []
+    out, at = [], 0
+    for w in clip["truth"]:
+        ahead = [k for k in range(at, min(at + 3, len(tokens))) if norm(tokens[k]) == norm(w["word"])]
+        if ahead:
+            out.append(tokens[ahead[0]])
+            at = ahead[0] + 1
+        else:
+            out.append(w["word"])
+    return out
+
+
 def write_srt(clip, words_per_cue=7):
-    """The clip's true words as subtitles: cues of up to `words_per_cue` words, each from its
-    first word's start to its last word's end. Returns the file's path."""
-    truth = clip["truth"]
+    """The clip's true words as subtitles, punctuated as its text is: cues of up to
+    `words_per_cue` words, each from its first word's start to its last word's end. Returns
+    the file's path."""
+    truth, written = clip["truth"], written_words(clip)
     path = Path(clip["wav"]).with_suffix(".srt")
-    cues = [truth[i:i + words_per_cue] for i in range(0, len(truth), words_per_cue)]
+    starts = range(0, len(truth), words_per_cue)
     path.write_text("".join(
-        f"{n}\n{srt_time(cue[0]['start'])} --> {srt_time(cue[-1]['end'])}\n"
-        f"{' '.join(w['word'] for w in cue)}\n\n"
-        for n, cue in enumerate(cues, 1)))
+        f"{n}\n{srt_time(truth[i]['start'])} --> {srt_time(truth[min(i + words_per_cue, len(truth)) - 1]['end'])}\n"
+        f"{' '.join(written[i:i + words_per_cue])}\n\n"
+        for n, i in enumerate(starts, 1)))
     return str(path)
 
 

@@ -4,8 +4,8 @@
 //! exactly. A plain text is placed by matching its words to whisper's own transcript of the
 //! audio (an edit-distance alignment in a band around the diagonal, so an hour of text costs
 //! little): matched words take whisper's times, the words between two matches share the time
-//! between them by length. A subtitle cue's words share the cue's time by length
-//! ([`caption_core::cues_to_words`]).
+//! between them by length. A subtitle file's words are matched the same way, each heard word
+//! kept only near its cue; the rest share their cue's time by length.
 
 use caption_core::{Cue, SubtitleError, SubtitleFormat, Word, parse_cues, spread_by_length};
 
@@ -119,43 +119,145 @@ fn matches(given: &[String], heard: &[String]) -> Vec<(usize, usize)> {
     pairs
 }
 
+/// Where the words of a text may lie when a run of them has no heard word on one side.
+struct Bounds {
+    /// Where the first words start when they come before any heard word (`None`: about
+    /// [`UNANCHORED_WORD_S`] a word before the first heard word).
+    lead_s: Option<f64>,
+    /// Where the last words end when they come after every heard word (`None`: about
+    /// [`UNANCHORED_WORD_S`] a word after the last).
+    tail_s: Option<f64>,
+    /// No word starts before this: where the words before the text end.
+    floor_s: f64,
+    /// The end of the audio.
+    total_s: f64,
+}
+
+/// Appends the words written `tokens` to `out`: a word matched to a heard word (an anchor:
+/// its index in `tokens` and the heard word, in order) takes the heard word's times, the
+/// words between two anchors share the time between them by length, and the words before
+/// the first or after the last anchor reach to `bounds`. Times never go back.
+fn place_on_anchors(
+    tokens: &[&str],
+    anchors: &[(usize, &Word)],
+    bounds: &Bounds,
+    out: &mut Vec<Word>,
+) {
+    let mut next_given = 0;
+    let mut previous_end_s: Option<f64> = None;
+    let ends = anchors.iter().map(|&(g, w)| (g, Some(w)));
+    for (g, anchor) in ends.chain(std::iter::once((tokens.len(), None))) {
+        let run = &tokens[next_given..g];
+        if !run.is_empty() {
+            let run_s = UNANCHORED_WORD_S * run.len() as f64;
+            let from_s = match (previous_end_s, anchor) {
+                (Some(from), _) => from,
+                (None, Some(next)) => bounds
+                    .lead_s
+                    .filter(|&lead| lead < next.start)
+                    .unwrap_or(next.start - run_s)
+                    .max(bounds.floor_s),
+                (None, None) => bounds.lead_s.unwrap_or(bounds.floor_s).max(bounds.floor_s),
+            };
+            let to_s = match anchor {
+                Some(next) => next.start,
+                None => bounds
+                    .tail_s
+                    .filter(|&tail| tail > from_s)
+                    .unwrap_or(from_s + run_s)
+                    .min(bounds.total_s),
+            };
+            out.extend(spread_by_length(run, from_s, to_s.max(from_s)));
+        }
+        if let Some(anchor) = anchor {
+            let floor_s = out
+                .last()
+                .map_or(bounds.floor_s, |w| w.end.max(bounds.floor_s));
+            let start_s = anchor.start.max(floor_s);
+            let end_s = anchor.end.max(start_s);
+            out.extend(spread_by_length(&[tokens[g]], start_s, end_s));
+            previous_end_s = Some(end_s);
+        }
+        next_given = g + 1;
+    }
+}
+
 /// The words of `text`, placed by matching them to `heard` (whisper's words for the same
 /// audio, in time order) within `[0, total_s]`.
 pub(crate) fn place_plain(text: &str, heard: &[Word], total_s: f64) -> Vec<Word> {
     let tokens: Vec<&str> = text.split_whitespace().collect();
     let given: Vec<String> = tokens.iter().map(|t| normalized(t)).collect();
     let heard_norm: Vec<String> = heard.iter().map(|w| normalized(&w.word)).collect();
-    let pairs = matches(&given, &heard_norm);
-
+    let anchors: Vec<(usize, &Word)> = matches(&given, &heard_norm)
+        .into_iter()
+        .map(|(g, h)| (g, &heard[h]))
+        .collect();
+    // Nothing matched: the text spans what was heard, or the whole input.
+    let (lead_s, tail_s) = match (anchors.is_empty(), heard.first(), heard.last()) {
+        (false, _, _) => (None, None),
+        (true, Some(first), Some(last)) => (Some(first.start), Some(last.end)),
+        (true, _, _) => (Some(0.0), Some(total_s)),
+    };
+    let bounds = Bounds {
+        lead_s,
+        tail_s,
+        floor_s: 0.0,
+        total_s,
+    };
     let mut out = Vec::with_capacity(tokens.len());
-    let mut next_given = 0;
-    let mut previous_end_s: Option<f64> = None;
-    let anchors = pairs.iter().map(|&(g, h)| (g, Some(&heard[h])));
-    for (g, anchor) in anchors.chain(std::iter::once((tokens.len(), None))) {
-        let run = &tokens[next_given..g];
-        if !run.is_empty() {
-            let run_s = UNANCHORED_WORD_S * run.len() as f64;
-            let (from_s, to_s) = match (previous_end_s, anchor) {
-                (Some(from), Some(next)) => (from, next.start.max(from)),
-                (Some(from), None) => (from, (from + run_s).min(total_s).max(from)),
-                (None, Some(next)) => ((next.start - run_s).max(0.0), next.start),
-                (None, None) => match (heard.first(), heard.last()) {
-                    (Some(first), Some(last)) => (first.start, last.end),
-                    _ => (0.0, total_s),
-                },
-            };
-            out.extend(spread_by_length(run, from_s, to_s));
+    place_on_anchors(&tokens, &anchors, &bounds, &mut out);
+    out
+}
+
+/// How far outside its cue a heard word may lie and still be taken for a word of the cue,
+/// seconds: subtitle files are often timed a little early or late.
+const CUE_SLACK_S: f64 = 1.0;
+
+/// The words of subtitle `cues`, placed by matching them to `heard` (whisper's words for the
+/// same audio, in time order) within `[0, total_s]`. A cue's time says little about where each
+/// of its words is: a word heard within [`CUE_SLACK_S`] of its cue takes the heard word's
+/// times, the words between share the time between by length, and the cue's first and last
+/// words reach to its start and end. A cue none of whose words were heard spreads its words
+/// over its time ([`caption_core::cues_to_words`]).
+pub(crate) fn place_cues(cues: &[Cue], heard: &[Word], total_s: f64) -> Vec<Word> {
+    let rough = caption_core::cues_to_words(cues);
+    // Which cue each word is in (each cue's words are read as in `cues_to_words`).
+    let mut cue_of = Vec::with_capacity(rough.len());
+    for (k, cue) in cues.iter().enumerate() {
+        let count = caption_core::cues_to_words(std::slice::from_ref(cue)).len();
+        cue_of.extend(std::iter::repeat_n(k, count));
+    }
+    if cue_of.len() != rough.len() {
+        return rough;
+    }
+    let given: Vec<String> = rough.iter().map(|w| normalized(&w.word)).collect();
+    let heard_norm: Vec<String> = heard.iter().map(|w| normalized(&w.word)).collect();
+    let mut pairs = matches(&given, &heard_norm).into_iter().peekable();
+
+    let mut out = Vec::with_capacity(rough.len());
+    let mut first = 0;
+    while first < rough.len() {
+        let cue = cue_of[first];
+        let last = first + cue_of[first..].iter().take_while(|&&k| k == cue).count();
+        let words = &rough[first..last];
+        let (from_s, to_s) = (words[0].start, words[words.len() - 1].end);
+        let mut anchors = Vec::new();
+        while let Some(&(g, h)) = pairs.peek().filter(|&&(g, _)| g < last) {
+            let near = heard[h].end >= from_s - CUE_SLACK_S && heard[h].start <= to_s + CUE_SLACK_S;
+            if near {
+                anchors.push((g - first, &heard[h]));
+            }
+            pairs.next();
         }
-        if let Some(anchor) = anchor {
-            let start_s = previous_end_s.map_or(anchor.start, |p| anchor.start.max(p));
-            out.extend(spread_by_length(
-                &[tokens[g]],
-                start_s,
-                anchor.end.max(start_s),
-            ));
-            previous_end_s = Some(anchor.end.max(start_s));
-        }
-        next_given = g + 1;
+        let tokens: Vec<&str> = words.iter().map(|w| w.punctuated_word.as_str()).collect();
+        let bounds = Bounds {
+            lead_s: Some(from_s),
+            tail_s: Some(to_s),
+            floor_s: out.last().map_or(0.0, |w: &Word| w.end),
+            total_s,
+        };
+        place_on_anchors(&tokens, &anchors, &bounds, &mut out);
+        first = last;
     }
     out
 }
@@ -181,6 +283,54 @@ mod tests {
         assert!((placed[2].end - 3.0).abs() < 1e-9);
         assert_eq!((placed[3].start, placed[3].end), (3.0, 3.5));
         assert!(placed.windows(2).all(|w| w[0].end <= w[1].start + 1e-9));
+    }
+
+    #[test]
+    fn cue_words_take_the_times_heard_near_their_cue() {
+        let cues = [
+            Cue::new(1.0, 4.0, "We debate, they agree."),
+            Cue::new(5.0, 6.0, "Far away"),
+        ];
+        // "they" was heard as "a"; "far" was heard, but well after its cue.
+        let heard = heard(&[
+            ("we", 1.0, 1.2),
+            ("debate", 1.5, 2.0),
+            ("a", 2.4, 2.6),
+            ("agree", 3.2, 3.7),
+            ("far", 8.0, 8.3),
+        ]);
+        let placed = place_cues(&cues, &heard, 10.0);
+        let times: Vec<(&str, f64, f64)> = placed
+            .iter()
+            .map(|w| (w.punctuated_word.as_str(), w.start, w.end))
+            .collect();
+        assert_eq!(times[..2], [("We", 1.0, 1.2), ("debate,", 1.5, 2.0)]);
+        // The word heard otherwise fills the time between its heard neighbours.
+        assert_eq!(times[2..4], [("they", 2.0, 3.2), ("agree.", 3.2, 3.7)]);
+        // The second cue's words share its own time.
+        assert_eq!(times[4].0, "Far");
+        assert_eq!((times[4].1, times[5].2), (5.0, 6.0));
+        assert_eq!(placed[3].word, "agree");
+    }
+
+    #[test]
+    fn cue_words_never_go_back_in_time() {
+        // Two overlapping cues, and a cue whose start is late for the word heard in it.
+        let cues = [
+            Cue::new(0.0, 2.0, "one two"),
+            Cue::new(1.5, 3.0, "three four five"),
+        ];
+        let heard = heard(&[("one", 0.1, 0.5), ("two", 0.9, 1.8), ("four", 1.6, 2.2)]);
+        let placed = place_cues(&cues, &heard, 3.0);
+        assert_eq!(placed.len(), 5);
+        assert!(
+            placed.windows(2).all(|w| w[0].end <= w[1].start + 1e-9),
+            "{placed:?}"
+        );
+        assert!(placed.iter().all(|w| w.start <= w.end && w.end <= 3.0));
+        // "four" keeps its heard end; "three" squeezes between "two" and it.
+        assert_eq!((placed[2].start, placed[3].end), (1.8, 2.2));
+        assert_eq!((placed[4].start, placed[4].end), (2.2, 3.0));
     }
 
     #[test]

@@ -576,7 +576,7 @@ impl Transcriber for WhisperTranscriber {
         let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
         let mut words = match text {
             GivenText::Plain(text) => given::place_plain(text, &heard, total_s),
-            GivenText::Cues(cues) => caption_core::cues_to_words(cues),
+            GivenText::Cues(cues) => given::place_cues(cues, &heard, total_s),
         };
         // Cues may run past the audio; words are kept inside it. (`max`/`min`, not `clamp`:
         // a start rounded up past the end must not panic.)
