@@ -9,6 +9,9 @@
 
 use caption_core::{Cue, SubtitleError, SubtitleFormat, Word, parse_cues, spread_by_length};
 
+use crate::refine::MIN_WORD_S;
+use crate::speech::{Region, round_ms};
+
 /// A text to time on the audio.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -120,7 +123,7 @@ fn matches(given: &[String], heard: &[String]) -> Vec<(usize, usize)> {
 }
 
 /// Where the words of a text may lie when a run of them has no heard word on one side.
-struct Bounds {
+struct Bounds<'a> {
     /// Where the first words start when they come before any heard word (`None`: about
     /// [`UNANCHORED_WORD_S`] a word before the first heard word).
     lead_s: Option<f64>,
@@ -131,12 +134,65 @@ struct Bounds {
     floor_s: f64,
     /// The end of the audio.
     total_s: f64,
+    /// Where the audio has sound, in time order.
+    sound: &'a [Region],
+}
+
+/// A pause at least this long inside a heard word may be where a word whisper did not hear
+/// begins or ends (see [`place_on_anchors`]); stop closures are shorter.
+const PAUSE_IN_WORD_S: f64 = 0.1;
+
+/// The `sound` regions reaching at least [`MIN_WORD_S`] into `[from_s, to_s]` (less is the
+/// end of the word beside it).
+fn reaching(sound: &[Region], from_s: f64, to_s: f64) -> impl Iterator<Item = &Region> {
+    let first = sound.partition_point(|r| r.end_s <= from_s);
+    sound[first..]
+        .iter()
+        .take_while(move |r| r.start_s < to_s)
+        .filter(move |r| r.end_s.min(to_s) - r.start_s.max(from_s) >= MIN_WORD_S)
+}
+
+/// `[from_s, to_s]` without the silence at its ends: from the first to the last sound region
+/// reaching into it ([`reaching`]), or `None` when it holds no sound. Words that were not
+/// heard as such are where the sound is, not in the silence around them; in continuous
+/// speech the sound covers the span, and it stays whole.
+fn on_sound(sound: &[Region], from_s: f64, to_s: f64) -> Option<(f64, f64)> {
+    let mut hull: Option<(f64, f64)> = None;
+    for region in reaching(sound, from_s, to_s) {
+        let lo = hull.map_or(region.start_s.max(from_s), |(lo, _)| lo);
+        hull = Some((lo, region.end_s.min(to_s)));
+    }
+    hull
+}
+
+/// The longest pause between the sound regions reaching into `[from_s, to_s]`, if it lasts
+/// at least [`PAUSE_IN_WORD_S`].
+fn longest_pause(sound: &[Region], from_s: f64, to_s: f64) -> Option<(f64, f64)> {
+    let mut longest: Option<(f64, f64)> = None;
+    let mut previous_end_s: Option<f64> = None;
+    for region in reaching(sound, from_s, to_s) {
+        if let Some(end_s) = previous_end_s {
+            let pause_s = region.start_s - end_s;
+            if pause_s >= PAUSE_IN_WORD_S && longest.is_none_or(|(a, b)| pause_s > b - a) {
+                longest = Some((end_s, region.start_s));
+            }
+        }
+        previous_end_s = Some(region.end_s);
+    }
+    longest
+}
+
+fn pause_s(pause: Option<(f64, f64)>) -> f64 {
+    pause.map_or(0.0, |(from_s, to_s)| to_s - from_s)
 }
 
 /// Appends the words written `tokens` to `out`: a word matched to a heard word (an anchor:
 /// its index in `tokens` and the heard word, in order) takes the heard word's times, the
 /// words between two anchors share the time between them by length, and the words before
-/// the first or after the last anchor reach to `bounds`. Times never go back.
+/// the first or after the last anchor reach to `bounds`; each such run keeps to the sound of
+/// its span ([`on_sound`]). A run whose span holds no sound was spoken in a heard word
+/// beside it (whisper gave that word the sound of two): it takes that word's sound on its
+/// side of the word's longest pause ([`longest_pause`]). Times never go back.
 fn place_on_anchors(
     tokens: &[&str],
     anchors: &[(usize, &Word)],
@@ -148,6 +204,8 @@ fn place_on_anchors(
     let ends = anchors.iter().map(|&(g, w)| (g, Some(w)));
     for (g, anchor) in ends.chain(std::iter::once((tokens.len(), None))) {
         let run = &tokens[next_given..g];
+        // Where the next anchor starts when the run took the first part of its sound.
+        let mut anchor_from_s: Option<f64> = None;
         if !run.is_empty() {
             let run_s = UNANCHORED_WORD_S * run.len() as f64;
             let from_s = match (previous_end_s, anchor) {
@@ -166,14 +224,35 @@ fn place_on_anchors(
                     .filter(|&tail| tail > from_s)
                     .unwrap_or(from_s + run_s)
                     .min(bounds.total_s),
-            };
-            out.extend(spread_by_length(run, from_s, to_s.max(from_s)));
+            }
+            .max(from_s);
+            let (from_s, to_s) = on_sound(bounds.sound, from_s, to_s).unwrap_or_else(|| {
+                let before = previous_end_s
+                    .and(out.last())
+                    .and_then(|w| longest_pause(bounds.sound, w.start, w.end));
+                let after = anchor.and_then(|w| longest_pause(bounds.sound, w.start, w.end));
+                match (before, after, anchor, out.last_mut()) {
+                    (_, Some((pause_from, pause_to)), Some(next), _)
+                        if pause_s(after) >= pause_s(before) =>
+                    {
+                        anchor_from_s = Some(round_ms(pause_to));
+                        (next.start.max(from_s), round_ms(pause_from))
+                    }
+                    (Some((pause_from, pause_to)), _, _, Some(previous)) => {
+                        let end_s = previous.end;
+                        previous.end = round_ms(pause_from);
+                        (round_ms(pause_to), end_s)
+                    }
+                    _ => (from_s, to_s),
+                }
+            });
+            out.extend(spread_by_length(run, from_s, to_s));
         }
         if let Some(anchor) = anchor {
             let floor_s = out
                 .last()
                 .map_or(bounds.floor_s, |w| w.end.max(bounds.floor_s));
-            let start_s = anchor.start.max(floor_s);
+            let start_s = anchor_from_s.unwrap_or(anchor.start).max(floor_s);
             let end_s = anchor.end.max(start_s);
             out.extend(spread_by_length(&[tokens[g]], start_s, end_s));
             previous_end_s = Some(end_s);
@@ -183,8 +262,8 @@ fn place_on_anchors(
 }
 
 /// The words of `text`, placed by matching them to `heard` (whisper's words for the same
-/// audio, in time order) within `[0, total_s]`.
-pub(crate) fn place_plain(text: &str, heard: &[Word], total_s: f64) -> Vec<Word> {
+/// audio, in time order) within `[0, total_s]`, whose `sound` regions are given.
+pub(crate) fn place_plain(text: &str, heard: &[Word], total_s: f64, sound: &[Region]) -> Vec<Word> {
     let tokens: Vec<&str> = text.split_whitespace().collect();
     let given: Vec<String> = tokens.iter().map(|t| normalized(t)).collect();
     let heard_norm: Vec<String> = heard.iter().map(|w| normalized(&w.word)).collect();
@@ -203,6 +282,7 @@ pub(crate) fn place_plain(text: &str, heard: &[Word], total_s: f64) -> Vec<Word>
         tail_s,
         floor_s: 0.0,
         total_s,
+        sound,
     };
     let mut out = Vec::with_capacity(tokens.len());
     place_on_anchors(&tokens, &anchors, &bounds, &mut out);
@@ -214,12 +294,17 @@ pub(crate) fn place_plain(text: &str, heard: &[Word], total_s: f64) -> Vec<Word>
 const CUE_SLACK_S: f64 = 1.0;
 
 /// The words of subtitle `cues`, placed by matching them to `heard` (whisper's words for the
-/// same audio, in time order) within `[0, total_s]`. A cue's time says little about where each
-/// of its words is: a word heard within [`CUE_SLACK_S`] of its cue takes the heard word's
-/// times, the words between share the time between by length, and the cue's first and last
-/// words reach to its start and end. A cue none of whose words were heard spreads its words
-/// over its time ([`caption_core::cues_to_words`]).
-pub(crate) fn place_cues(cues: &[Cue], heard: &[Word], total_s: f64) -> Vec<Word> {
+/// same audio, in time order) within `[0, total_s]`, whose `sound` regions are given. A cue's
+/// time says little about where each of its words is: a word heard within [`CUE_SLACK_S`] of
+/// its cue takes the heard word's times, the words between share the time between by length,
+/// and the cue's first and last words reach to its start and end. A cue none of whose words
+/// were heard spreads its words over the sound of its time.
+pub(crate) fn place_cues(
+    cues: &[Cue],
+    heard: &[Word],
+    total_s: f64,
+    sound: &[Region],
+) -> Vec<Word> {
     let rough = caption_core::cues_to_words(cues);
     // Which cue each word is in (each cue's words are read as in `cues_to_words`).
     let mut cue_of = Vec::with_capacity(rough.len());
@@ -255,6 +340,7 @@ pub(crate) fn place_cues(cues: &[Cue], heard: &[Word], total_s: f64) -> Vec<Word
             tail_s: Some(to_s),
             floor_s: out.last().map_or(0.0, |w: &Word| w.end),
             total_s,
+            sound,
         };
         place_on_anchors(&tokens, &anchors, &bounds, &mut out);
         first = last;
@@ -273,7 +359,7 @@ mod tests {
     #[test]
     fn matched_words_take_heard_times_and_the_rest_share_the_gaps() {
         let heard = heard(&[("hello", 1.0, 1.4), ("word", 1.5, 1.9), ("again", 3.0, 3.5)]);
-        let placed = place_plain("Hello, world; said again!", &heard, 5.0);
+        let placed = place_plain("Hello, world; said again!", &heard, 5.0, &[]);
         let texts: Vec<&str> = placed.iter().map(|w| w.punctuated_word.as_str()).collect();
         assert_eq!(texts, ["Hello,", "world;", "said", "again!"]);
         assert_eq!((placed[0].start, placed[0].end), (1.0, 1.4));
@@ -299,7 +385,7 @@ mod tests {
             ("agree", 3.2, 3.7),
             ("far", 8.0, 8.3),
         ]);
-        let placed = place_cues(&cues, &heard, 10.0);
+        let placed = place_cues(&cues, &heard, 10.0, &[]);
         let times: Vec<(&str, f64, f64)> = placed
             .iter()
             .map(|w| (w.punctuated_word.as_str(), w.start, w.end))
@@ -321,7 +407,7 @@ mod tests {
             Cue::new(1.5, 3.0, "three four five"),
         ];
         let heard = heard(&[("one", 0.1, 0.5), ("two", 0.9, 1.8), ("four", 1.6, 2.2)]);
-        let placed = place_cues(&cues, &heard, 3.0);
+        let placed = place_cues(&cues, &heard, 3.0, &[]);
         assert_eq!(placed.len(), 5);
         assert!(
             placed.windows(2).all(|w| w[0].end <= w[1].start + 1e-9),
@@ -334,8 +420,58 @@ mod tests {
     }
 
     #[test]
+    fn words_not_heard_keep_to_the_sound_between_their_neighbours() {
+        let region = |start_s, end_s| Region { start_s, end_s };
+        // "debate" ends a millisecond into the silence after it; "they" was not heard; its
+        // sound lies alone in the gap, cut in two at a closure.
+        let sound = [
+            region(2.15, 2.582),
+            region(2.99, 3.1),
+            region(3.12, 3.3),
+            region(3.5, 3.92),
+        ];
+        let heard = heard(&[("debate", 2.15, 2.581), ("agreed", 3.5, 3.92)]);
+        let placed = place_plain("debate they agreed", &heard, 5.0, &sound);
+        assert_eq!((placed[1].start, placed[1].end), (2.99, 3.3));
+        // Continuous speech: the sound runs on past the gap, which the word keeps, even where
+        // the sound pauses inside the word.
+        let placed = place_plain("debate they agreed", &heard, 5.0, &[region(2.1, 3.95)]);
+        assert_eq!((placed[1].start, placed[1].end), (2.581, 3.5));
+        let closure = [region(2.1, 2.8), region(2.9, 3.95)];
+        let placed = place_plain("debate they agreed", &heard, 5.0, &closure);
+        assert_eq!((placed[1].start, placed[1].end), (2.581, 3.5));
+    }
+
+    #[test]
+    fn a_word_not_heard_in_silence_takes_its_sound_from_the_word_beside_it() {
+        let region = |start_s, end_s| Region { start_s, end_s };
+        // Whisper gave "agreed" the sound of "they agreed", and "they" got the silence.
+        let sound = [
+            region(2.153, 2.494),
+            region(2.535, 2.581),
+            region(2.99, 3.303),
+            region(3.503, 3.925),
+        ];
+        let in_the_next = heard(&[("debate", 2.153, 2.581), ("agreed", 2.99, 3.925)]);
+        let placed = place_plain("debate they agreed", &in_the_next, 5.0, &sound);
+        let times: Vec<(f64, f64)> = placed.iter().map(|w| (w.start, w.end)).collect();
+        // "debate" keeps its own (a 41 ms closure is no pause between words).
+        assert_eq!(times, [(2.153, 2.581), (2.99, 3.303), (3.503, 3.925)]);
+        // The same with the sound of two in the word before.
+        let in_the_previous = heard(&[("debate", 2.153, 3.303), ("agreed", 3.503, 3.925)]);
+        let sound = [
+            region(2.153, 2.581),
+            region(2.99, 3.303),
+            region(3.503, 3.925),
+        ];
+        let placed = place_plain("debate they agreed", &in_the_previous, 5.0, &sound);
+        let times: Vec<(f64, f64)> = placed.iter().map(|w| (w.start, w.end)).collect();
+        assert_eq!(times, [(2.153, 2.581), (2.99, 3.303), (3.503, 3.925)]);
+    }
+
+    #[test]
     fn nothing_heard_spreads_over_the_whole_input() {
-        let placed = place_plain("one two", &[], 2.0);
+        let placed = place_plain("one two", &[], 2.0, &[]);
         assert_eq!(placed.len(), 2);
         assert_eq!(placed[0].start, 0.0);
         assert!((placed[1].end - 2.0).abs() < 1e-9);
@@ -350,7 +486,7 @@ mod tests {
             .filter(|(i, _)| i % 7 != 3)
             .map(|(i, w)| Word::new(i as f64, i as f64 + 0.5, w.clone()))
             .collect();
-        let placed = place_plain(&text.join(" "), &heard, 5000.0);
+        let placed = place_plain(&text.join(" "), &heard, 5000.0, &[]);
         assert_eq!(placed.len(), 5000);
         assert_eq!((placed[4001].start, placed[4001].end), (4001.0, 4001.5));
         // Word 4000 was not heard: it fills the gap between its heard neighbours.

@@ -24,7 +24,7 @@ pub(crate) struct Signal {
 
 /// A snap never leaves a word shorter than this: the aligner's shortest word (one phone of
 /// three 10 ms states).
-const MIN_WORD_S: f64 = 0.03;
+pub(crate) const MIN_WORD_S: f64 = 0.03;
 /// Word edges are snapped onto the signal only where the aligned words leave a pause between
 /// them (see [`snap_to_pauses`]).
 const SNAP_GAP_S: f64 = APART_S;

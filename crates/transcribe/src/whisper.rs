@@ -575,8 +575,8 @@ impl Transcriber for WhisperTranscriber {
         let (heard, language, signal) = self.transcribe_rough(samples, options)?;
         let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
         let mut words = match text {
-            GivenText::Plain(text) => given::place_plain(text, &heard, total_s),
-            GivenText::Cues(cues) => given::place_cues(cues, &heard, total_s),
+            GivenText::Plain(text) => given::place_plain(text, &heard, total_s, &signal.sound),
+            GivenText::Cues(cues) => given::place_cues(cues, &heard, total_s, &signal.sound),
         };
         // Cues may run past the audio; words are kept inside it. (`max`/`min`, not `clamp`:
         // a start rounded up past the end must not panic.)
