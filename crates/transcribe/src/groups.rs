@@ -342,8 +342,10 @@ const SQUEEZE_SLACK_S: f64 = 0.015;
 /// the pause came after it); the first group's audio then holds a word's sound it has no word
 /// for, and every word of the second group lands one word late. Returns where the joint
 /// alignment puts the pause instead: a boundary with at least [`CUT_MOVE_PAUSE_S`] of silence
-/// where it joins the words at the cut. The words aligned together then take its times, so
-/// that the groups are aligned again on audio bounded by them.
+/// where it joins the words at the cut; or the cut itself, where the joint alignment keeps a
+/// pause there but moves a word beside it more than [`MOVED_AT_CUT_S`]. The words aligned
+/// together then take its times, so that the groups are aligned again on audio bounded by
+/// them.
 fn moved_cut(
     align: &mut impl Align,
     samples: &[f32],
@@ -359,11 +361,20 @@ fn moved_cut(
     // A joint alignment that squeezes a word (to its shortest, where the audio has no sound
     // for it) fits the words no better: whisper misheard one ("may reach" for "they agreed"),
     // and neither side of the pause has a sound for it.
-    if widest == cut
-        || gap(cut) >= APART_S
-        || gap(widest) < CUT_MOVE_PAUSE_S
-        || spans.iter().any(squeezed)
-    {
+    if spans.iter().any(squeezed) {
+        return None;
+    }
+    let moves_elsewhere = words[local.clone()].iter().zip(&spans).any(|(word, span)| {
+        (from_s + span.start_s - word.start).abs() > MOVED_AT_CUT_S
+            || (from_s + span.end_s - word.end).abs() > MOVED_AT_CUT_S
+    });
+    // The joint alignment may also keep the cut and put words beside it elsewhere: whisper
+    // gave a word the sound of one it did not hear ("public" on the sound of "the" in "for
+    // the public library"), the word's group followed whisper's times, and alone it had no
+    // other sound to take.
+    let same_cut_elsewhere = widest == cut && gap(cut) >= APART_S && moves_elsewhere;
+    let moved = widest != cut && gap(cut) < APART_S && gap(widest) >= CUT_MOVE_PAUSE_S;
+    if !(moved || same_cut_elsewhere) {
         return None;
     }
     for (word, span) in words[local].iter_mut().zip(&spans) {

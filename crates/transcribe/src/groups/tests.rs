@@ -164,14 +164,29 @@ fn a_cut_moves_where_the_words_around_it_aligned_together_pause() {
     assert!(near(words[0].start, 0.25) && near(words[3].end, 1.05));
     assert!(near(words[4].start, 1.35) && near(words[5].end, 1.75));
 
-    // A joint pause at the cut itself, or one too short to be a pause, moves nothing; nor
-    // does a joint alignment that squeezes a word to its shortest.
-    for (pause_before, pause_s, shortest_s) in [(3, 0.3, 0.06), (4, 0.05, 0.06), (4, 0.3, 0.19)] {
+    // A joint pause too short to be a pause moves nothing; nor does a joint alignment that
+    // squeezes a word to its shortest.
+    for (pause_before, pause_s, shortest_s) in [(4, 0.05, 0.06), (4, 0.3, 0.19)] {
         let mut words = spoken(&spoken_at);
         let mut align = aligner_with_pause(pause_before, pause_s, shortest_s);
         assert_eq!(moved_cut(&mut align, &samples, &mut words, 0..6, 3), None);
         assert_eq!(words, spoken(&spoken_at));
     }
+
+    // A joint pause at the cut itself moves nothing where the words keep near their times
+    // (the joint alignment lays them 0.125 s earlier, from its audio's start) ...
+    let near_joint = [0.25, 0.45, 0.65, 1.15, 1.35, 1.55];
+    let mut words = spoken(&near_joint);
+    let mut align = aligner_with_pause(3, 0.3, 0.06);
+    assert_eq!(moved_cut(&mut align, &samples, &mut words, 0..6, 3), None);
+    assert_eq!(words, spoken(&near_joint));
+    // ... and keeps the cut, with the joint times, where it moves words far from theirs.
+    let mut words = spoken(&spoken_at);
+    assert_eq!(
+        moved_cut(&mut align, &samples, &mut words, 0..6, 3),
+        Some(3)
+    );
+    assert!(near(words[2].end, 0.85) && near(words[3].start, 1.15));
 }
 
 #[test]
