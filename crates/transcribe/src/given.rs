@@ -182,6 +182,73 @@ fn longest_pause(sound: &[Region], from_s: f64, to_s: f64) -> Option<(f64, f64)>
     longest
 }
 
+/// The sound of `[from_s, to_s]` in islands: stretches of the sound regions reaching into
+/// it ([`reaching`]), apart by pauses of at least [`PAUSE_IN_WORD_S`].
+fn islands(sound: &[Region], from_s: f64, to_s: f64) -> Vec<(f64, f64)> {
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for region in reaching(sound, from_s, to_s) {
+        let (start_s, end_s) = (region.start_s.max(from_s), region.end_s.min(to_s));
+        match out.last_mut() {
+            Some(last) if start_s - last.1 < PAUSE_IN_WORD_S => last.1 = end_s,
+            _ => out.push((start_s, end_s)),
+        }
+    }
+    out
+}
+
+/// Runs of more words than this are not laid on islands (the search is cubic).
+const MAX_ISLAND_WORDS: usize = 64;
+
+/// The words written `run` laid on the sound `islands` in order, each island taking one word
+/// or more, and each word only one island: of all such ways, the one whose islands' lengths
+/// differ least from their words' (their letters at the run's own pace), each island's
+/// words sharing it by length. `None` for fewer than two islands, fewer words than islands,
+/// or more than [`MAX_ISLAND_WORDS`]. Words whisper did not hear that pause between them
+/// (each word on its own, or a phrase on each side of a breath) are then grouped where their
+/// sound is, not spread over the pauses.
+fn on_islands(run: &[&str], islands: &[(f64, f64)]) -> Option<Vec<Word>> {
+    let (n, k) = (run.len(), islands.len());
+    if k < 2 || n < k || n > MAX_ISLAND_WORDS {
+        return None;
+    }
+    let letters = |t: &str| t.chars().filter(|c| c.is_alphanumeric()).count().max(1);
+    let mut prefix = vec![0usize; n + 1];
+    for (i, token) in run.iter().enumerate() {
+        prefix[i + 1] = prefix[i] + letters(token);
+    }
+    let sound_s: f64 = islands.iter().map(|(a, b)| b - a).sum();
+    let pace_s = sound_s / prefix[n] as f64;
+    // cost[j][i]: the least mismatch of words[..i] laid on islands[..j]; from[j][i]: where
+    // island j - 1's words begin in it.
+    let mut cost = vec![vec![f64::INFINITY; n + 1]; k + 1];
+    let mut from = vec![vec![0usize; n + 1]; k + 1];
+    cost[0][0] = 0.0;
+    for j in 1..=k {
+        let island_s = islands[j - 1].1 - islands[j - 1].0;
+        for i in j..=n - (k - j) {
+            for p in j - 1..i {
+                let words_s = (prefix[i] - prefix[p]) as f64 * pace_s;
+                let c = cost[j - 1][p] + (words_s - island_s).abs();
+                if c < cost[j][i] {
+                    cost[j][i] = c;
+                    from[j][i] = p;
+                }
+            }
+        }
+    }
+    let mut cuts = vec![n];
+    for j in (1..=k).rev() {
+        let last = cuts[cuts.len() - 1];
+        cuts.push(from[j][last]);
+    }
+    cuts.reverse();
+    let mut out = Vec::with_capacity(n);
+    for (j, &(start_s, end_s)) in islands.iter().enumerate() {
+        out.extend(spread_by_length(&run[cuts[j]..cuts[j + 1]], start_s, end_s));
+    }
+    Some(out)
+}
+
 fn pause_s(pause: Option<(f64, f64)>) -> f64 {
     pause.map_or(0.0, |(from_s, to_s)| to_s - from_s)
 }
@@ -246,7 +313,10 @@ fn place_on_anchors(
                     _ => (from_s, to_s),
                 }
             });
-            out.extend(spread_by_length(run, from_s, to_s));
+            match on_islands(run, &islands(bounds.sound, from_s, to_s)) {
+                Some(words) => out.extend(words),
+                None => out.extend(spread_by_length(run, from_s, to_s)),
+            }
         }
         if let Some(anchor) = anchor {
             let floor_s = out
@@ -467,6 +537,44 @@ mod tests {
         let placed = place_plain("debate they agreed", &in_the_previous, 5.0, &sound);
         let times: Vec<(f64, f64)> = placed.iter().map(|w| (w.start, w.end)).collect();
         assert_eq!(times, [(2.153, 2.581), (2.99, 3.303), (3.503, 3.925)]);
+    }
+
+    #[test]
+    fn words_not_heard_are_laid_on_the_islands_of_sound_between_their_neighbours() {
+        let region = |start_s, end_s| Region { start_s, end_s };
+        // Whisper heard "a", then "long-dimate a breed two-fund" for "long debate they agreed
+        // to fund", then "a": five islands of sound for six words.
+        let sound = [
+            region(1.323, 1.557),
+            region(1.735, 2.11),
+            region(2.153, 2.581),
+            region(2.99, 3.303),
+            region(3.503, 3.925),
+            region(4.5, 4.767),
+            region(5.064, 5.429),
+            region(5.771, 6.005),
+        ];
+        let heard = heard(&[("a", 1.323, 1.557), ("a", 5.771, 6.005)]);
+        let text = "a long debate they agreed to fund a";
+        let placed = place_plain(text, &heard, 7.0, &sound);
+        let times: Vec<(&str, f64, f64)> = placed
+            .iter()
+            .map(|w| (w.word.as_str(), w.start, w.end))
+            .collect();
+        assert_eq!(times[1].1, 1.735);
+        assert_eq!(times[2].2, 2.581);
+        assert_eq!(
+            times[3..7],
+            [
+                ("they", 2.99, 3.303),
+                ("agreed", 3.503, 3.925),
+                ("to", 4.5, 4.767),
+                ("fund", 5.064, 5.429)
+            ]
+        );
+        // Fewer words than islands: spread over all of the sound.
+        let placed = place_plain("a long debate a", &heard, 7.0, &sound);
+        assert_eq!((placed[1].start, placed[2].end), (1.735, 5.429));
     }
 
     #[test]
