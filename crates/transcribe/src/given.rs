@@ -152,36 +152,6 @@ fn reaching(sound: &[Region], from_s: f64, to_s: f64) -> impl Iterator<Item = &R
         .filter(move |r| r.end_s.min(to_s) - r.start_s.max(from_s) >= MIN_WORD_S)
 }
 
-/// `[from_s, to_s]` without the silence at its ends: from the first to the last sound region
-/// reaching into it ([`reaching`]), or `None` when it holds no sound. Words that were not
-/// heard as such are where the sound is, not in the silence around them; in continuous
-/// speech the sound covers the span, and it stays whole.
-fn on_sound(sound: &[Region], from_s: f64, to_s: f64) -> Option<(f64, f64)> {
-    let mut hull: Option<(f64, f64)> = None;
-    for region in reaching(sound, from_s, to_s) {
-        let lo = hull.map_or(region.start_s.max(from_s), |(lo, _)| lo);
-        hull = Some((lo, region.end_s.min(to_s)));
-    }
-    hull
-}
-
-/// The longest pause between the sound regions reaching into `[from_s, to_s]`, if it lasts
-/// at least [`PAUSE_IN_WORD_S`].
-fn longest_pause(sound: &[Region], from_s: f64, to_s: f64) -> Option<(f64, f64)> {
-    let mut longest: Option<(f64, f64)> = None;
-    let mut previous_end_s: Option<f64> = None;
-    for region in reaching(sound, from_s, to_s) {
-        if let Some(end_s) = previous_end_s {
-            let pause_s = region.start_s - end_s;
-            if pause_s >= PAUSE_IN_WORD_S && longest.is_none_or(|(a, b)| pause_s > b - a) {
-                longest = Some((end_s, region.start_s));
-            }
-        }
-        previous_end_s = Some(region.end_s);
-    }
-    longest
-}
-
 /// The sound of `[from_s, to_s]` in islands: stretches of the sound regions reaching into
 /// it ([`reaching`]), apart by pauses of at least [`PAUSE_IN_WORD_S`].
 fn islands(sound: &[Region], from_s: f64, to_s: f64) -> Vec<(f64, f64)> {
@@ -194,6 +164,32 @@ fn islands(sound: &[Region], from_s: f64, to_s: f64) -> Vec<(f64, f64)> {
         }
     }
     out
+}
+
+/// `[from_s, to_s]` without the silence at its ends: from its first island of sound to its
+/// last ([`islands`]), or `None` when it holds no sound. Words that were not heard as such
+/// are where the sound is, not in the silence around them; in continuous speech the sound
+/// covers the span, and it stays whole.
+fn on_sound(islands: &[(f64, f64)]) -> Option<(f64, f64)> {
+    Some((islands.first()?.0, islands.last()?.1))
+}
+
+/// The longest pause between the islands of sound of `[from_s, to_s]` (at least
+/// [`PAUSE_IN_WORD_S`], as islands are apart).
+fn longest_pause(sound: &[Region], from_s: f64, to_s: f64) -> Option<(f64, f64)> {
+    let islands = islands(sound, from_s, to_s);
+    let pauses = islands.windows(2).map(|pair| (pair[0].1, pair[1].0));
+    pauses.reduce(|longest, pause| {
+        if pause.1 - pause.0 > longest.1 - longest.0 {
+            pause
+        } else {
+            longest
+        }
+    })
+}
+
+fn pause_s(pause: Option<(f64, f64)>) -> f64 {
+    pause.map_or(0.0, |(from_s, to_s)| to_s - from_s)
 }
 
 /// Runs of more words than this are not laid on islands (the search is cubic).
@@ -249,10 +245,6 @@ fn on_islands(run: &[&str], islands: &[(f64, f64)]) -> Option<Vec<Word>> {
     Some(out)
 }
 
-fn pause_s(pause: Option<(f64, f64)>) -> f64 {
-    pause.map_or(0.0, |(from_s, to_s)| to_s - from_s)
-}
-
 /// Appends the words written `tokens` to `out`: a word matched to a heard word (an anchor:
 /// its index in `tokens` and the heard word, in order) takes the heard word's times, the
 /// words between two anchors share the time between them by length, and the words before
@@ -293,7 +285,8 @@ fn place_on_anchors(
                     .min(bounds.total_s),
             }
             .max(from_s);
-            let (from_s, to_s) = on_sound(bounds.sound, from_s, to_s).unwrap_or_else(|| {
+            let found = islands(bounds.sound, from_s, to_s);
+            let (from_s, to_s) = on_sound(&found).unwrap_or_else(|| {
                 let before = previous_end_s
                     .and(out.last())
                     .and_then(|w| longest_pause(bounds.sound, w.start, w.end));
@@ -313,7 +306,13 @@ fn place_on_anchors(
                     _ => (from_s, to_s),
                 }
             });
-            match on_islands(run, &islands(bounds.sound, from_s, to_s)) {
+            // A span borrowed from a neighbour has islands of its own.
+            let found = if found.is_empty() {
+                islands(bounds.sound, from_s, to_s)
+            } else {
+                found
+            };
+            match on_islands(run, &found) {
                 Some(words) => out.extend(words),
                 None => out.extend(spread_by_length(run, from_s, to_s)),
             }
