@@ -74,12 +74,22 @@ pub(crate) fn align_groups(
         _ => None,
     }
     .unwrap_or_else(|| align_all(&mut align, samples, words, &ranges, &mut found));
+    // A failed group is aligned again with the aligned group after it, then with the one
+    // before it: whisper's rough times can put a word's sound in either neighbour's audio.
     for i in 1..ranges.len() {
         if failed[i - 1] > 0
             && failed[i] == 0
-            && with_the_next(&mut align, samples, words, &ranges, i - 1, &mut found)
+            && together(&mut align, samples, words, &ranges, i - 1, &mut found)
         {
             failed[i - 1] = 0;
+        }
+    }
+    for i in 1..ranges.len() {
+        if failed[i] > 0
+            && failed[i - 1] == 0
+            && together(&mut align, samples, words, &ranges, i - 1, &mut found)
+        {
+            failed[i] = 0;
         }
     }
     for i in 1..ranges.len() {
@@ -120,12 +130,14 @@ pub(crate) fn align_groups(
     failed.iter().sum()
 }
 
-/// Aligns the failed group `ranges[k]` again together with the aligned group after it, on
-/// audio that reaches that group's aligned end: a group's audio follows its words' rough
-/// times, which can leave a word's sound beyond it (given words whisper did not all hear:
-/// "for the public" placed where whisper heard "public" on the sound of "the"). Keeps the
-/// joint times when every word fits, and says so; otherwise both groups keep what they had.
-fn with_the_next(
+/// Aligns the groups `ranges[k]` and `ranges[k + 1]`, one of which failed, again as one, on
+/// audio that reaches the aligned one's aligned times: a group's audio follows its words' rough
+/// times, which can leave a word's sound in the next group's (given words whisper did not all
+/// hear: "for the public" placed where whisper heard "public" on the sound of "the") or put a
+/// word on the previous group's sound ("to fold the | drafts when" heard for "two photographs
+/// when": "drafts" is in "photographs"). Keeps the joint times when every word fits, and says
+/// so; otherwise both groups keep what they had.
+fn together(
     align: &mut impl Align,
     samples: &[f32],
     words: &mut [Word],
@@ -139,7 +151,7 @@ fn with_the_next(
     if align_range(align, samples, words, both.clone(), MAX_SPLIT_DEPTH, found) == 0 {
         tracing::debug!(
             words = both.len(),
-            "a failed group aligned together with the group after it"
+            "a failed group aligned together with its neighbour"
         );
         return true;
     }

@@ -261,6 +261,53 @@ fn aligner_needing(per_word_s: f64) -> impl Align {
     }
 }
 
+/// Five words placed roughly in two groups (three, then two), on 4 s of audio, each group
+/// aligned on its own by an aligner that needs 0.45 s a word.
+struct EachAlone {
+    samples: Vec<f32>,
+    ranges: Vec<std::ops::Range<usize>>,
+    words: Vec<Word>,
+    found: Found,
+    /// How many pieces of each group failed.
+    failed: Vec<usize>,
+}
+
+fn each_group_alone(rough: &[Word]) -> EachAlone {
+    let samples = vec![0.0f32; 4 * SAMPLE_RATE_HZ];
+    let ranges = groups(rough);
+    assert_eq!(ranges, vec![0..3, 3..5]);
+    let mut words = rough.to_vec();
+    let mut found = Found::new(5);
+    let failed = align_all(
+        &mut aligner_needing(0.45),
+        &samples,
+        &mut words,
+        &ranges,
+        &mut found,
+    );
+    EachAlone {
+        samples,
+        ranges,
+        words,
+        found,
+        failed,
+    }
+}
+
+impl EachAlone {
+    /// [`together`] on the two groups, with an aligner that needs `per_word_s` a word.
+    fn together(&mut self, per_word_s: f64) -> bool {
+        together(
+            &mut aligner_needing(per_word_s),
+            &self.samples,
+            &mut self.words,
+            &self.ranges,
+            0,
+            &mut self.found,
+        )
+    }
+}
+
 #[test]
 fn a_failed_group_is_aligned_again_with_the_next() {
     // Three words placed roughly in 0.6 s, their audio 1.1 s with its margins: too short
@@ -272,32 +319,39 @@ fn a_failed_group_is_aligned_again_with_the_next() {
         word(2.4, 2.65),
         word(2.65, 2.9),
     ];
-    let samples = vec![0.0f32; 4 * SAMPLE_RATE_HZ];
-    let ranges = groups(&rough);
-    assert_eq!(ranges, vec![0..3, 3..5]);
-    let mut words = rough.clone();
-    let mut found = Found::new(5);
-    let mut align = aligner_needing(0.45);
-    let failed = align_all(&mut align, &samples, &mut words, &ranges, &mut found);
-    assert_eq!(failed, [1, 0]);
-    let alone = words.clone();
+    let mut pass = each_group_alone(&rough);
+    assert_eq!(pass.failed, [1, 0]);
+    let alone = pass.words.clone();
     // Together, on 0.75-3.4 s (the next group aligned to 3.15 s, and its margin): every
     // word fits, spread over the joint audio.
-    assert!(with_the_next(
-        &mut align, &samples, &mut words, &ranges, 0, &mut found
-    ));
-    assert_eq!((words[0].start, words[4].end), (0.75, 3.4));
+    assert!(pass.together(0.45));
+    assert_eq!((pass.words[0].start, pass.words[4].end), (0.75, 3.4));
     // An aligner that needs more keeps both groups as they were.
-    let mut words = alone.clone();
-    assert!(!with_the_next(
-        &mut aligner_needing(0.6),
-        &samples,
-        &mut words,
-        &ranges,
-        0,
-        &mut found
-    ));
-    assert_eq!(words, alone);
+    pass.words = alone.clone();
+    assert!(!pass.together(0.6));
+    assert_eq!(pass.words, alone);
+}
+
+#[test]
+fn a_failed_group_is_aligned_again_with_the_one_before() {
+    // Whisper's "to fold the | drafts when" for "two photographs when": the first group fits,
+    // the second is placed roughly in 0.3 s (0.775 s with its margins), too short for two
+    // words of 0.45 s. Aligned as one, on 0.5-3.15 s (the first group aligned from 0.75 s, and
+    // its margin), every word fits.
+    let rough = [
+        word(1.0, 1.3),
+        word(1.3, 1.6),
+        word(1.6, 1.9),
+        word(2.6, 2.75),
+        word(2.75, 2.9),
+    ];
+    let mut pass = each_group_alone(&rough);
+    assert_eq!(pass.failed, [0, 1]);
+    assert_eq!(&pass.words[3..], &rough[3..]);
+    assert!(pass.together(0.45));
+    let words = &pass.words;
+    assert_eq!((words[0].start, words[4].end), (0.5, 3.15));
+    assert!(words.windows(2).all(|w| w[0].end <= w[1].start));
 }
 
 #[test]
