@@ -397,9 +397,9 @@ fn moved_cut(
 }
 
 /// Aligns `words[range]` (as written) on their audio, bounded by [`audio_bounds`]: where that
-/// audio starts, and the spans from there. Where the aligner puts the pause of a sentence's
-/// punctuation a word or two late, the words are aligned again with the pause where the
-/// punctuation is ([`pause_at_punctuation`]).
+/// audio starts, and the spans from there. Where the aligner puts a pause a word or two later
+/// than a sentence's punctuation or the pause in the words' own times (whisper's), the words
+/// are aligned again with the pause where it was expected ([`late_pause`]).
 fn align_on_audio(
     align: &mut impl Align,
     samples: &[f32],
@@ -413,17 +413,25 @@ fn align_on_audio(
         .collect();
     let at = |t: f64| ((t * SAMPLE_RATE_HZ as f64).round() as usize).min(samples.len());
     let audio = &samples[at(from_s)..at(to_s).max(at(from_s))];
+    let expected: Vec<bool> = range
+        .clone()
+        .map(|i| {
+            let heard_pause = i + 1 < range.end
+                && (HEARD_PAUSE_S..GROUP_PAUSE_S).contains(&(words[i + 1].start - words[i].end));
+            heard_pause || ends_a_clause(&words[i].punctuated_word)
+        })
+        .collect();
     let spans = align(audio, &texts);
     let Some((k, late)) = spans
         .as_ref()
         .ok()
-        .and_then(|spans| pause_at_punctuation(&texts, spans))
+        .and_then(|spans| late_pause(&expected, spans))
     else {
         return (from_s, spans);
     };
     texts.insert(k + 1, caption_align::PAUSE);
     let moved = align(audio, &texts).ok().filter(|again| {
-        // The pause after the punctuation now covers the middle of the late one.
+        // The pause where it was expected now covers the middle of the late one.
         let middle = (late.0 + late.1) / 2.0;
         again.len() == texts.len() && again[k].end_s < middle && middle < again[k + 2].start_s
     });
@@ -431,7 +439,7 @@ fn align_on_audio(
         Some(mut again) => {
             tracing::debug!(
                 after = texts[k],
-                "the pause moved to the punctuation the aligner had put it a word or two after"
+                "the pause moved to where it was expected, from a word or two after"
             );
             again.remove(k + 1);
             (from_s, Ok(again))
@@ -444,27 +452,36 @@ fn align_on_audio(
 const PAUSE_PUNCTUATION: [char; 6] = [',', '.', ';', ':', '?', '!'];
 /// An aligned pause at least this long is one the speaker made.
 const SPOKEN_PAUSE_S: f64 = 0.1;
-/// How many words after the punctuation the aligner may have put its pause.
+/// A pause at least this long between two words' times before alignment (whisper's, on the
+/// sound) is expected in the alignment. Longer than [`GROUP_PAUSE_S`], it is not: such words
+/// are aligned together only to check the cut between their groups ([`moved_cut`],
+/// [`together`]), which questions that very pause.
+const HEARD_PAUSE_S: f64 = 0.1;
+/// How many words after the expected place the aligner may have put its pause.
 const LATE_PAUSE_WORDS: usize = 2;
 
-/// Where an alignment (`spans` of `texts`) put a pause late: a word ending in
-/// [`PAUSE_PUNCTUATION`] joined to the next (less than [`APART_S`] apart), and the first pause
-/// after it, of at least [`SPOKEN_PAUSE_S`], after one of the next [`LATE_PAUSE_WORDS`] words,
-/// none of them punctuated. Returns the punctuated word's index and that pause. The aligner's
-/// silence is optional between any two words, and on "debate, | they" it put the comma's pause
-/// after "they", on the second syllable of "debate" ("de | bate"), both one word late.
-fn pause_at_punctuation(texts: &[&str], spans: &[Span]) -> Option<(usize, (f64, f64))> {
+/// Whether `text` ends in [`PAUSE_PUNCTUATION`] (before any closing quote or bracket).
+fn ends_a_clause(text: &str) -> bool {
+    text.trim_end_matches(['"', '\'', ')'])
+        .ends_with(PAUSE_PUNCTUATION)
+}
+
+/// Where an alignment (`spans`) put a pause late: a word after which a pause is `expected`
+/// joined to the next (less than [`APART_S`] apart), and the first pause after it, of at least
+/// [`SPOKEN_PAUSE_S`], after one of the next [`LATE_PAUSE_WORDS`] words, none of them expected
+/// to pause. Returns the word's index and that pause. The aligner's silence is optional between
+/// any two words: on "debate, | they" it put the comma's pause after "they", on the second
+/// syllable of "debate" ("de | bate"), both one word late; and where tiny.en heard "debate |
+/// may be" for "debate | they agreed", with the pause after "debate", it put "may" on "bate"
+/// and the pause after it.
+fn late_pause(expected: &[bool], spans: &[Span]) -> Option<(usize, (f64, f64))> {
     let gap = |j: usize| spans[j + 1].start_s - spans[j].end_s;
-    let pauses = |text: &str| {
-        text.trim_end_matches(['"', '\'', ')'])
-            .ends_with(PAUSE_PUNCTUATION)
-    };
-    (0..spans.len().min(texts.len()).saturating_sub(1)).find_map(|k| {
-        if !pauses(texts[k]) || gap(k) >= APART_S {
+    (0..spans.len().min(expected.len()).saturating_sub(1)).find_map(|k| {
+        if !expected[k] || gap(k) >= APART_S {
             return None;
         }
         let late = (k + 1..(k + 1 + LATE_PAUSE_WORDS).min(spans.len() - 1))
-            .take_while(|&j| !pauses(texts[j]))
+            .take_while(|&j| !expected[j])
             .find(|&j| gap(j) >= APART_S)?;
         (gap(late) >= SPOKEN_PAUSE_S).then(|| (k, (spans[late].end_s, spans[late + 1].start_s)))
     })
