@@ -473,20 +473,23 @@ fn main() {
         .define("WHISPER_BUILD_EXAMPLES", "OFF")
         .define("WHISPER_ALL_WARNINGS", "OFF")
         .define("WHISPER_ALL_WARNINGS_3RD_PARTY", "OFF")
-        .define(
-            "GGML_OPENMP",
-            if env::var_os("CARGO_FEATURE_OPENMP").is_some() {
-                "ON"
-            } else {
-                "OFF"
-            },
-        )
         .pic(true);
-    // ggml's own switches pass through, e.g. GGML_NATIVE=OFF for a binary that runs on other CPUs.
+    // ggml's switches: OpenMP by our feature, and ggml's own from the environment, e.g.
+    // GGML_NATIVE=OFF for a binary that runs on other CPUs. CMake keeps a switch in its cache
+    // after the variable is gone (a build with GGML_NATIVE=OFF stayed so after it was unset),
+    // so every GGML_ entry is cleared first and set again; these come after the `-D`s above.
+    let openmp = if env::var_os("CARGO_FEATURE_OPENMP").is_some() {
+        "ON"
+    } else {
+        "OFF"
+    };
+    config
+        .configure_arg("-UGGML_*")
+        .configure_arg(format!("-DGGML_OPENMP={openmp}"));
     for (key, value) in env::vars() {
         if key.starts_with("GGML_") {
             println!("cargo:rerun-if-env-changed={key}");
-            config.define(&key, &value);
+            config.configure_arg(format!("-D{key}={value}"));
         }
     }
     let destination = config.build();
