@@ -421,6 +421,10 @@ pub(crate) fn place_cues(
 mod tests {
     use super::*;
 
+    fn region(start_s: f64, end_s: f64) -> Region {
+        Region { start_s, end_s }
+    }
+
     fn heard(words: &[(&str, f64, f64)]) -> Vec<Word> {
         words.iter().map(|&(w, s, e)| Word::new(s, e, w)).collect()
     }
@@ -490,7 +494,6 @@ mod tests {
 
     #[test]
     fn words_not_heard_keep_to_the_sound_between_their_neighbours() {
-        let region = |start_s, end_s| Region { start_s, end_s };
         // "debate" ends a millisecond into the silence after it; "they" was not heard; its
         // sound lies alone in the gap, cut in two at a closure.
         let sound = [
@@ -513,7 +516,6 @@ mod tests {
 
     #[test]
     fn a_word_not_heard_in_silence_takes_its_sound_from_the_word_beside_it() {
-        let region = |start_s, end_s| Region { start_s, end_s };
         // Whisper gave "agreed" the sound of "they agreed", and "they" got the silence.
         let sound = [
             region(2.153, 2.494),
@@ -540,7 +542,6 @@ mod tests {
 
     #[test]
     fn words_not_heard_are_laid_on_the_islands_of_sound_between_their_neighbours() {
-        let region = |start_s, end_s| Region { start_s, end_s };
         // Whisper heard "a", then "long-dimate a breed two-fund" for "long debate they agreed
         // to fund", then "a": five islands of sound for six words.
         let sound = [
