@@ -19,6 +19,8 @@
 //! ([`EXACT_NEAR_THE_TOP`]), DTW's graph runs on the transcription's threads
 //! ([`DTW_GRAPH_ON_OUR_THREADS`]) and a batch computes the logits it asks for only
 //! ([`LOGITS_ONLY_WHERE_ASKED`]). All but the 8-bit logits leave every word and time as it was.
+//! The last seeds every call's random generators alike ([`EACH_CALL_SEEDED`]), so that a piece's
+//! words do not depend on what its state transcribed before.
 
 use std::env;
 use std::fs;
@@ -392,6 +394,17 @@ static void whisper_process_logits(\n",
     ),
 ];
 
+/// The seventh change: every call starts its decoders' random generators from the same seeds.
+/// whisper.cpp seeds decoders 1 to n at each call but the first only when the state is made, so
+/// a piece sampled at a raised temperature (the fallback) got words that depended on what the
+/// state had transcribed before. Seeded at each call, a piece's words are its own whatever ran
+/// before it on that state, and pieces can run on several states at once.
+const EACH_CALL_SEEDED: [Change; 1] = [(
+    "    // TAGS: WHISPER_DECODER_INIT\n    for (int j = 1; j < n_decoders; j++) {",
+    1,
+    "    // TAGS: WHISPER_DECODER_INIT\n    state->decoders[0].rng = std::mt19937(0);\n    for (int j = 1; j < n_decoders; j++) {",
+)];
+
 /// The features whisper-rs forwards that this build does not provide.
 const UNSUPPORTED_FEATURES: [&str; 7] = [
     "COREML",
@@ -448,7 +461,8 @@ fn main() {
             .chain(ENGLISH_LOGITS_IN_8_BITS)
             .chain(DTW_GRAPH_ON_OUR_THREADS)
             .chain(LOGITS_ONLY_WHERE_ASKED)
-            .chain(EXACT_NEAR_THE_TOP),
+            .chain(EXACT_NEAR_THE_TOP)
+            .chain(EACH_CALL_SEEDED),
         &format!("the whisper.cpp of whisper-rs-sys {VERSION}"),
     );
 

@@ -2,55 +2,99 @@
 //! extended by its most likely tokens, so decoding the same audio again on the same state gives
 //! the same tokens. As released, whisper.cpp draws the candidates at random from a generator that
 //! lives in the state, and the words of a noisy clip changed from one decoding to the next.
+//! And each decoding seeds that generator again, so sampling at a raised temperature (whisper's
+//! fallback) gives a piece the same tokens whatever the state decoded before.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
 use caption_testkit::speech::{festival_sentence, mix_pink_noise, read_wav_16k};
-use whisper_rs::{FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters};
+use whisper_rs::{
+    FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters, WhisperState,
+};
 
-#[test]
-fn decoding_the_same_audio_again_gives_the_same_tokens() {
+/// Festival's kal reading a sentence under pink noise at 10 dB SNR.
+fn noisy_sentence() -> Vec<f32> {
     let dir = tempfile::tempdir().unwrap();
     let (clean, noisy) = (dir.path().join("clean.wav"), dir.path().join("noisy.wav"));
     let text = "The fisherman mended his nets by the harbour wall while the gulls argued over \
                 the morning catch and his brother counted the crates";
     festival_sentence(text, "kal", &clean).unwrap();
     mix_pink_noise(&clean, &noisy, 10.0).unwrap();
-    let samples: Vec<f32> = read_wav_16k(&noisy)
+    read_wav_16k(&noisy)
         .unwrap()
         .into_iter()
         .map(|s| f32::from(s) / 32768.0)
-        .collect();
+        .collect()
+}
 
+/// The tokens of decoding `samples` on `state` with `params`.
+fn decode(state: &mut WhisperState, mut params: FullParams, samples: &[f32]) -> Vec<i32> {
+    // One thread: the tests of this file run side by side, and ggml's threads spin.
+    params.set_n_threads(1);
+    params.set_language(Some("en"));
+    params.set_print_progress(false);
+    params.set_print_realtime(false);
+    state.full(params, samples).unwrap();
+    state
+        .as_iter()
+        .flat_map(|segment| {
+            (0..segment.n_tokens())
+                .filter_map(|i| segment.get_token(i).map(|t| t.token_id()))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn tiny_en() -> WhisperContext {
     let path = caption_transcribe::installed_model_path("tiny.en").unwrap();
-    let context = WhisperContext::new_with_params(
-        path.to_str().unwrap(),
-        WhisperContextParameters::default(),
-    )
-    .unwrap();
+    WhisperContext::new_with_params(path.to_str().unwrap(), WhisperContextParameters::default())
+        .unwrap()
+}
+
+#[test]
+fn decoding_the_same_audio_again_gives_the_same_tokens() {
+    let samples = noisy_sentence();
+    let context = tiny_en();
     let mut state = context.create_state().unwrap();
-    let decode = |state: &mut whisper_rs::WhisperState| {
-        let mut params = FullParams::new(SamplingStrategy::BeamSearch {
+    let beams = || {
+        FullParams::new(SamplingStrategy::BeamSearch {
             beam_size: 5,
             patience: -1.0,
-        });
-        params.set_n_threads(2);
-        params.set_language(Some("en"));
-        params.set_print_progress(false);
-        params.set_print_realtime(false);
-        state.full(params, &samples).unwrap();
-        state
-            .as_iter()
-            .flat_map(|segment| {
-                (0..segment.n_tokens())
-                    .filter_map(|i| segment.get_token(i).map(|t| t.token_id()))
-                    .collect::<Vec<_>>()
-            })
-            .collect::<Vec<_>>()
+        })
     };
-    let first = decode(&mut state);
+    let first = decode(&mut state, beams(), &samples);
     assert!(first.len() > 10, "{} tokens", first.len());
     for again in 1..4 {
-        assert_eq!(decode(&mut state), first, "decoding {again} differs");
+        assert_eq!(
+            decode(&mut state, beams(), &samples),
+            first,
+            "decoding {again} differs"
+        );
     }
+}
+
+#[test]
+fn sampling_again_on_the_same_state_gives_the_same_tokens() {
+    let samples = noisy_sentence();
+    let context = tiny_en();
+    let sampled = || {
+        let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
+        // Every token drawn from the whole distribution by the first decoder's generator.
+        params.set_temperature(1.0);
+        params.set_temperature_inc(0.0);
+        params
+    };
+    let mut state = context.create_state().unwrap();
+    let first = decode(&mut state, sampled(), &samples);
+    assert!(first.len() > 10, "{} tokens", first.len());
+    for again in 1..3 {
+        assert_eq!(
+            decode(&mut state, sampled(), &samples),
+            first,
+            "sampling {again} differs"
+        );
+    }
+    // A new state draws the same.
+    let mut fresh = context.create_state().unwrap();
+    assert_eq!(decode(&mut fresh, sampled(), &samples), first);
 }

@@ -377,8 +377,14 @@ fn long_input_is_chunked_and_stays_in_order() {
         samples.extend(std::iter::repeat_n(0.0, 16_000 * (1 + i % 4)));
     }
     let whole = model("tiny.en")
-        .transcribe(&samples, &TranscribeOptions::default())
+        .transcribe(&samples, &TranscribeOptions::default().threads(2))
         .unwrap();
+    // Two pieces at a time on two threads, or one after the other on one: the same words at
+    // the same times, in order.
+    let one_by_one = model("tiny.en")
+        .transcribe(&samples, &TranscribeOptions::default().threads(1))
+        .unwrap();
+    assert_eq!(one_by_one.words, whole.words);
     // The same fed a second at a time through 40 s windows, as an hour-long input is.
     let blocks = samples
         .chunks(16_000)
