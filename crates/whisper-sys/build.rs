@@ -19,8 +19,9 @@
 //! ([`EXACT_NEAR_THE_TOP`]), DTW's graph runs on the transcription's threads
 //! ([`DTW_GRAPH_ON_OUR_THREADS`]) and a batch computes the logits it asks for only
 //! ([`LOGITS_ONLY_WHERE_ASKED`]). All but the 8-bit logits leave every word and time as it was.
-//! The last seeds every call's random generators alike ([`EACH_CALL_SEEDED`]), so that a piece's
-//! words do not depend on what its state transcribed before.
+//! The seventh seeds every call's random generators alike ([`EACH_CALL_SEEDED`]), so that a
+//! piece's words do not depend on what its state transcribed before, and the eighth reads the
+//! 8-bit embedding once a step for five beams ([`FIVE_COLUMNS_IN_ONE_PASS`]).
 
 use std::env;
 use std::fs;
@@ -405,6 +406,18 @@ const EACH_CALL_SEEDED: [Change; 1] = [(
     "    // TAGS: WHISPER_DECODER_INIT\n    state->decoders[0].rng = std::mt19937(0);\n    for (int j = 1; j < n_decoders; j++) {",
 )];
 
+/// The eighth change, in ggml's tiled kernels (llamafile's tinyBLAS): the 8-bit logits product
+/// of a five-beam search (the q8_0 token embedding, 51,864 rows, times five hidden states) was
+/// cut into a tile of four columns and one of one, so the 20 MB matrix was read twice a step,
+/// and the one-column pass cost 0.6 of the four-column one. With 32 vector registers (AVX-512)
+/// a tile of four rows and five columns fits, and the matrix is read once; each value is the
+/// same sum in the same order.
+const FIVE_COLUMNS_IN_ONE_PASS: [Change; 1] = [(
+    "    void mnpack(int64_t m0, int64_t m, int64_t n0, int64_t n) {\n        int64_t mc, nc, mp, np;\n        switch ((MIN(m - m0, 4) << 4) | MIN(n - n0, 4)) {\n#if VECTOR_REGISTERS == 32\n        case 0x44:\n            mc = 4;\n            nc = 4;\n#if defined(__AVX2__) && defined(__F16C__)\n            gemm4xN<4>(m0, m, n0, n);",
+    1,
+    "    void mnpack(int64_t m0, int64_t m, int64_t n0, int64_t n) {\n        int64_t mc, nc, mp, np;\n#if VECTOR_REGISTERS == 32 && defined(__AVX2__) && defined(__F16C__)\n        // Five columns (a five-beam search) in one pass over A, not four and then one.\n        if (m - m0 >= 4 && n - n0 == 5) {\n            gemm4xN<5>(m0, m, n0, n);\n            mp = m0 + (m - m0) / 4 * 4;\n            mnpack(mp, m, n0, n);\n            return;\n        }\n#endif\n        switch ((MIN(m - m0, 4) << 4) | MIN(n - n0, 4)) {\n#if VECTOR_REGISTERS == 32\n        case 0x44:\n            mc = 4;\n            nc = 4;\n#if defined(__AVX2__) && defined(__F16C__)\n            gemm4xN<4>(m0, m, n0, n);",
+)];
+
 /// The features whisper-rs forwards that this build does not provide.
 const UNSUPPORTED_FEATURES: [&str; 7] = [
     "COREML",
@@ -464,6 +477,11 @@ fn main() {
             .chain(EXACT_NEAR_THE_TOP)
             .chain(EACH_CALL_SEEDED),
         &format!("the whisper.cpp of whisper-rs-sys {VERSION}"),
+    );
+    change_file(
+        &root.join("ggml/src/ggml-cpu/llamafile/sgemm.cpp"),
+        FIVE_COLUMNS_IN_ONE_PASS,
+        &format!("the ggml of whisper-rs-sys {VERSION}"),
     );
 
     let bindings = bindgen::Builder::default()

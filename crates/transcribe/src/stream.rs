@@ -4,7 +4,8 @@
 //! together are less than that. So a long input is never held at once: samples are pulled into a
 //! window of [`WINDOW_S`], the window is cut at its quietest moment near the end (a pause between
 //! phrases, so that no word is split), the part before the cut is transcribed on its own with
-//! times shifted by what came before, and the rest starts the next window. Every window is timed
+//! times shifted by what came before, and the rest starts the next window. An input that ends
+//! less than [`CUT_SEARCH_S`] after a window's end is transcribed whole in that window. Every window is timed
 //! on its own audio, so the last minutes of an hour are timed as well as the first.
 
 use std::sync::Arc;
@@ -133,7 +134,10 @@ pub fn transcribe_source_in_windows(
     let mut options = options.clone();
     options.carry = Some(Arc::default());
     while !ended || !window.is_empty() {
-        while !ended && window.len() < window_len {
+        // Read up to a cut's search span past the window: an input that ends there is taken
+        // whole, rather than leaving its last seconds a window (and a pass of every model) of
+        // their own.
+        while !ended && window.len() < window_len + samples(CUT_SEARCH_S) {
             match source.next_samples()? {
                 Some(block) => window.extend_from_slice(&block),
                 None => ended = true,
@@ -213,6 +217,82 @@ mod tests {
             seconds(cut),
             seconds(pause),
             seconds(pause + samples(0.4))
+        );
+    }
+
+    /// Records the length of every window it is given; hears nothing.
+    #[derive(Debug, Default)]
+    struct Windows(std::sync::Mutex<Vec<usize>>);
+
+    impl Transcriber for Windows {
+        fn transcribe(&self, samples: &[f32], _: &TranscribeOptions) -> Result<Transcript> {
+            self.0.lock().unwrap().push(samples.len());
+            Ok(Transcript {
+                words: Vec::new(),
+                language: None,
+            })
+        }
+
+        fn align_text(
+            &self,
+            samples: &[f32],
+            _: &crate::GivenText,
+            options: &TranscribeOptions,
+        ) -> Result<Transcript> {
+            self.transcribe(samples, options)
+        }
+
+        fn voice_regions(&self, _: &[f32]) -> Result<Vec<caption_core::Span>> {
+            Ok(Vec::new())
+        }
+
+        fn is_multilingual(&self) -> bool {
+            false
+        }
+
+        fn model_name(&self) -> &str {
+            "windows"
+        }
+    }
+
+    /// The windows an input of `seconds` is transcribed in, with windows of [`MIN_WINDOW_S`].
+    fn windows_of(input_s: f64) -> Vec<f64> {
+        let mut blocks = vec![0.1_f32; samples(input_s)]
+            .chunks(1_600)
+            .map(|b| Ok::<_, std::convert::Infallible>(b.to_vec()))
+            .collect::<Vec<_>>()
+            .into_iter();
+        let windows = Windows::default();
+        transcribe_source_in_windows(
+            &windows,
+            &mut BlockSource::new(&mut blocks, None),
+            &TranscribeOptions::default(),
+            MIN_WINDOW_S,
+        )
+        .unwrap();
+        windows
+            .0
+            .into_inner()
+            .unwrap()
+            .into_iter()
+            .map(seconds)
+            .collect()
+    }
+
+    #[test]
+    fn an_input_ending_soon_after_a_window_is_taken_whole() {
+        // Ending 15 s after the window: one window, not a last one of 15 s.
+        assert_eq!(windows_of(45.0), vec![45.0]);
+        // Ending 25 s after it: cut within the window's last 20 s, the rest a window.
+        let windows = windows_of(55.0);
+        assert_eq!(windows.len(), 2, "{windows:?}");
+        assert!(
+            windows[0] >= MIN_WINDOW_S - CUT_SEARCH_S && windows[0] <= MIN_WINDOW_S,
+            "{windows:?}"
+        );
+        assert!(
+            (windows.iter().sum::<f64>() - 55.0).abs() < 1e-9,
+            "{windows:?}"
         );
     }
 

@@ -511,8 +511,9 @@ impl Hearing<'_> {
     }
 
     /// Decodes `pieces` in `language`, as many at once as there are `states` (each piece on
-    /// `threads` threads), taken in order as the states come free; what was heard, in order.
-    /// Each decoding seeds its state's random generators (crates/whisper-sys), so which state
+    /// `threads` threads), the longest first as the states come free, so that no state is left
+    /// with a long piece while the others wait; what was heard, in the pieces' order. Each
+    /// decoding seeds its state's random generators (crates/whisper-sys), so which state
     /// decodes a piece does not change its words. The first error stops the rest.
     fn side_by_side(
         &self,
@@ -521,13 +522,21 @@ impl Hearing<'_> {
         language: Option<&'static str>,
         threads: usize,
     ) -> Result<Vec<Heard>> {
+        let mut longest_first: Vec<usize> = (0..pieces.len()).collect();
+        longest_first.sort_by(|&a, &b| {
+            let length = |i: usize| pieces[i].end_s - pieces[i].start_s;
+            length(b).total_cmp(&length(a))
+        });
         let next = AtomicUsize::new(0);
         let failed = AtomicBool::new(false);
         let decode = |state: &mut WhisperState| {
             let mut heard = Vec::new();
             loop {
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                if index >= pieces.len() || failed.load(Ordering::Relaxed) {
+                let taken = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&index) = longest_first.get(taken) else {
+                    return Ok(heard);
+                };
+                if failed.load(Ordering::Relaxed) {
                     return Ok(heard);
                 }
                 match self.piece(state, &pieces[index], language, threads) {
