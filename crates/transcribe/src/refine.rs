@@ -152,11 +152,9 @@ fn start_at_the_voice(words: &mut [Word], voice: &Voice) {
 const DENOISER_PAUSE_FRAMES: usize = 8;
 /// RNNoise's voice probability above which a frame holds a voice.
 const DENOISER_VOICE: f32 = 0.5;
-/// How far before the first frame RNNoise hears a voice in a moved start is put. That frame's
-/// 20 ms window begins 10 ms before it, and its probability already rose in the frame before:
-/// on the bench's noise and music clips 10 ms moved starts 10 ms late on average, 20 ms was
-/// better, 30 ms put some back into the pause.
-const DENOISER_LEAD_S: f64 = 0.02;
+/// How far before the first frame RNNoise hears a voice in a moved start is put: that frame's
+/// 20 ms window begins 10 ms before it, and the voice is somewhere in that window.
+const DENOISER_LEAD_S: f64 = 0.01;
 
 /// Moves the start of a word that begins in a pause to where the voice begins, as RNNoise
 /// hears it while it takes the noise out, for words that open on the voice (`opens_on_voice`:
@@ -456,10 +454,12 @@ mod tests {
         voice[130..142].fill(0.01);
         voice[200..205].fill(0.01);
         let opens = |word: &str| word != "peppers";
-        // "they" joined to the word before in the pause moves to the voice, less the lead.
+        // "they" joined to the word before in the pause moves to the voice: to the start of
+        // the window of the first frame that hears it (frame 142 hears 1.41-1.43 s), never
+        // into the window of the frame before, which heard none.
         let mut words = [word(0.5, 1.36), word(1.36, 1.6)];
         start_at_the_denoisers_voice(&mut words, &voice, opens);
-        assert_eq!(words[1].start, 1.4);
+        assert_eq!(words[1].start, 1.41);
         // Not a word opening on a stop, and not after a closure's silence.
         let mut words = [word(1.36, 1.6)];
         words[0].word = "peppers".into();
