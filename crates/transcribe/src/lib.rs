@@ -36,6 +36,7 @@ mod error;
 mod ggml;
 mod given;
 mod groups;
+mod hearing;
 mod mel;
 mod models;
 mod refine;

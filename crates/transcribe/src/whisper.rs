@@ -1,7 +1,7 @@
 //! The whisper.cpp backend.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, PoisonError};
 
 use caption_align::Aligner;
@@ -17,6 +17,7 @@ use crate::cores::Cores;
 use crate::error::{Error, Result};
 use crate::ggml::{self, Hparams};
 use crate::given::{self, GivenText};
+use crate::hearing::{Hearing, PieceProgress, pieces_at_once};
 use crate::models;
 use crate::refine::{self, Signal};
 use crate::speech::{self, GateParams, Region, SAMPLE_RATE_HZ, round_ms};
@@ -41,9 +42,6 @@ const AUDIO_CTX_MARGIN_FRAMES: usize = 400;
 /// encoder took 8.0 s rather than 9.8 s on five minutes of speech (tiny.en, 2 threads; the
 /// whole window of 1500 frames was one of the slow ones).
 const AUDIO_CTX_STEP_FRAMES: usize = 16;
-/// Pieces decoded at once at most (see [`pieces_at_once`]); each holds a state of its own
-/// (about 200 MB with tiny.en).
-const MAX_PIECES_AT_ONCE: usize = 4;
 /// The context that makes whisper keep fillers: text written the way it was spoken.
 const FILLER_PROMPT: &str = "Umm, let me think like, hmm... Okay, here's what I'm, like, \
                              thinking. Uh, so, um, I mean, you know, uh, it was, er, good.";
@@ -207,7 +205,7 @@ impl WhisperTranscriber {
         language: Option<&'static str>,
         threads: usize,
         options: &TranscribeOptions,
-        progress: Option<(Arc<AtomicU8>, u8, u8)>,
+        share: (Arc<AtomicU8>, u8, u8),
     ) -> Result<(Vec<Vec<Token>>, Option<&'static str>)> {
         let mut params = FullParams::new(match options.effective_beam_size() {
             1 => SamplingStrategy::Greedy { best_of: BEST_OF },
@@ -241,7 +239,8 @@ impl WhisperTranscriber {
             let abort: Box<dyn FnMut() -> bool> = Box::new(move || cancel.load(Ordering::Relaxed));
             params.set_abort_callback_safe::<_, Box<dyn FnMut() -> bool>>(Some(abort));
         }
-        if let (Some(report), Some((shared, base, span))) = (options.progress.clone(), progress) {
+        if let Some(report) = options.progress.clone() {
+            let (shared, base, span) = share;
             params.set_progress_callback_safe(move |percent: i32| {
                 let within = (percent.clamp(0, 100) as u32 * u32::from(span) / 100) as u8;
                 let overall = base.saturating_add(within).min(99);
@@ -415,163 +414,6 @@ fn place_words(
         .collect()
 }
 
-/// What whisper heard in one piece: its segments' tokens (times from the piece's start) and the
-/// language it was decoded in.
-struct Heard {
-    segments: Vec<Vec<Token>>,
-    language: Option<&'static str>,
-}
-
-/// How many pieces are decoded at once on `threads` cores: one a core, up to
-/// [`MAX_PIECES_AT_ONCE`] and the number of pieces.
-///
-/// ggml's threads wait for each other at every operation of a run, and the decoder's steps are
-/// small: on two cores a piece took 1.6x less time on two threads than on one, where two pieces
-/// side by side, one thread each, take each core whole. Pieces are independent (each stands
-/// alone, see [`WhisperTranscriber::run_chunk`]), so they are decoded side by side, each on its
-/// own state.
-fn pieces_at_once(threads: usize, pieces: usize) -> usize {
-    threads.min(pieces).min(MAX_PIECES_AT_ONCE)
-}
-
-/// Progress of pieces that may run at once: a piece reports from what was done when it began
-/// up to its own share, and the done share grows as pieces end.
-struct PieceProgress {
-    planned_s: f64,
-    done_ms: AtomicU64,
-    reported: Arc<AtomicU8>,
-}
-
-impl PieceProgress {
-    fn new(planned_s: f64) -> Self {
-        Self {
-            planned_s: planned_s.max(f64::EPSILON),
-            done_ms: AtomicU64::new(0),
-            reported: Arc::default(),
-        }
-    }
-
-    fn percent(&self, seconds: f64) -> u8 {
-        (seconds / self.planned_s * 100.0).clamp(0.0, 100.0) as u8
-    }
-
-    /// The shared counter, the percent done when `chunk` begins and its share.
-    fn begin(&self, chunk: &Chunk) -> (Arc<AtomicU8>, u8, u8) {
-        let done_s = self.done_ms.load(Ordering::Relaxed) as f64 / 1000.0;
-        let share = ((chunk.end_s - chunk.start_s) / self.planned_s * 100.0).ceil() as u8;
-        (self.reported.clone(), self.percent(done_s), share)
-    }
-
-    fn end(&self, chunk: &Chunk, options: &TranscribeOptions) {
-        let piece_ms = ((chunk.end_s - chunk.start_s) * 1000.0).round() as u64;
-        let done_ms = self.done_ms.fetch_add(piece_ms, Ordering::Relaxed) + piece_ms;
-        let overall = self.percent(done_ms as f64 / 1000.0).min(99);
-        if let Some(report) = &options.progress
-            && self.reported.fetch_max(overall, Ordering::Relaxed) < overall
-        {
-            report(overall);
-        }
-    }
-}
-
-/// One input's pieces as whisper hears them: what each piece needs besides its state.
-struct Hearing<'a> {
-    transcriber: &'a WhisperTranscriber,
-    samples: &'a [f32],
-    options: &'a TranscribeOptions,
-    progress: PieceProgress,
-}
-
-impl Hearing<'_> {
-    /// Decodes the piece `chunk` on `state` with `threads` threads.
-    fn piece(
-        &self,
-        state: &mut WhisperState,
-        chunk: &Chunk,
-        language: Option<&'static str>,
-        threads: usize,
-    ) -> Result<Heard> {
-        if self.options.is_cancelled() {
-            return Err(Error::Cancelled);
-        }
-        let range = chunk.samples(self.samples.len());
-        let (segments, detected) = self.transcriber.run_chunk(
-            state,
-            &self.samples[range],
-            language,
-            threads,
-            self.options,
-            Some(self.progress.begin(chunk)),
-        )?;
-        self.progress.end(chunk, self.options);
-        Ok(Heard {
-            segments,
-            language: language.or(detected),
-        })
-    }
-
-    /// Decodes `pieces` in `language`, as many at once as there are `states` (each piece on
-    /// `threads` threads), the longest first as the states come free, so that no state is left
-    /// with a long piece while the others wait; what was heard, in the pieces' order. Each
-    /// decoding seeds its state's random generators (crates/whisper-sys), so which state
-    /// decodes a piece does not change its words. The first error stops the rest.
-    fn side_by_side(
-        &self,
-        states: &mut [WhisperState],
-        pieces: &[Chunk],
-        language: Option<&'static str>,
-        threads: usize,
-    ) -> Result<Vec<Heard>> {
-        let mut longest_first: Vec<usize> = (0..pieces.len()).collect();
-        longest_first.sort_by(|&a, &b| {
-            let length = |i: usize| pieces[i].end_s - pieces[i].start_s;
-            length(b).total_cmp(&length(a))
-        });
-        let next = AtomicUsize::new(0);
-        let failed = AtomicBool::new(false);
-        let decode = |state: &mut WhisperState| {
-            let mut heard = Vec::new();
-            loop {
-                let taken = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&index) = longest_first.get(taken) else {
-                    return Ok(heard);
-                };
-                if failed.load(Ordering::Relaxed) {
-                    return Ok(heard);
-                }
-                match self.piece(state, &pieces[index], language, threads) {
-                    Ok(piece) => heard.push((index, piece)),
-                    Err(error) => {
-                        failed.store(true, Ordering::Relaxed);
-                        return Err(error);
-                    }
-                }
-            }
-        };
-        let outcomes: Vec<Result<Vec<(usize, Heard)>>> = std::thread::scope(|scope| {
-            let decode = &decode;
-            let handles: Vec<_> = states
-                .iter_mut()
-                .map(|state| scope.spawn(move || decode(state)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|handle| {
-                    handle
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
-        });
-        let mut heard = Vec::with_capacity(pieces.len());
-        for outcome in outcomes {
-            heard.extend(outcome?);
-        }
-        heard.sort_by_key(|(index, _)| *index);
-        Ok(heard.into_iter().map(|(_, piece)| piece).collect())
-    }
-}
-
 impl WhisperTranscriber {
     /// Whisper's words with DTW times snapped onto the signal, the language, and the signal's
     /// sound and voice.
@@ -634,8 +476,15 @@ impl WhisperTranscriber {
                     .map_err(Error::whisper("creating a state"))?,
             );
         }
+        let decode = |state: &mut WhisperState,
+                      audio: &[f32],
+                      language: Option<&'static str>,
+                      threads: usize,
+                      share: (Arc<AtomicU8>, u8, u8)| {
+            self.run_chunk(state, audio, language, threads, options, share)
+        };
         let hearing = Hearing {
-            transcriber: self,
+            decode: &decode,
             samples,
             options,
             progress: PieceProgress::new(plan.iter().map(|c| c.end_s - c.start_s).sum()),
