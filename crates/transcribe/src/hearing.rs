@@ -10,16 +10,19 @@ use crate::error::{Error, Result};
 use crate::transcriber::TranscribeOptions;
 use crate::words::Token;
 
+/// A piece's part of the progress: the percent reported so far (shared by the pieces), the
+/// percent done when the piece began, and the piece's own share.
+pub(crate) type Share = (Arc<AtomicU8>, u8, u8);
+
 /// How one piece is decoded: on a state, its samples, in a language (`None`: detected), on a
-/// number of threads, reporting its progress as a share of the whole (the shared percent, the
-/// percent done when it began, its share); its segments' tokens and the language it was
-/// decoded in.
+/// number of threads, reporting its progress as its [`Share`]; its segments' tokens and the
+/// language it was decoded in.
 pub(crate) type Decode<'a> = dyn Fn(
         &mut WhisperState,
         &[f32],
         Option<&'static str>,
         usize,
-        (Arc<AtomicU8>, u8, u8),
+        Share,
     ) -> Result<(Vec<Vec<Token>>, Option<&'static str>)>
     + Sync
     + 'a;
@@ -69,7 +72,7 @@ impl PieceProgress {
     }
 
     /// The shared counter, the percent done when `chunk` begins and its share.
-    fn begin(&self, chunk: &Chunk) -> (Arc<AtomicU8>, u8, u8) {
+    fn begin(&self, chunk: &Chunk) -> Share {
         let done_s = self.done_ms.load(Ordering::Relaxed) as f64 / 1000.0;
         let share = ((chunk.end_s - chunk.start_s) / self.planned_s * 100.0).ceil() as u8;
         (self.reported.clone(), self.percent(done_s), share)

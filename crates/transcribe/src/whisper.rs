@@ -1,7 +1,7 @@
 //! The whisper.cpp backend.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
 use caption_align::Aligner;
@@ -17,7 +17,7 @@ use crate::cores::Cores;
 use crate::error::{Error, Result};
 use crate::ggml::{self, Hparams};
 use crate::given::{self, GivenText};
-use crate::hearing::{Hearing, PieceProgress, pieces_at_once};
+use crate::hearing::{Hearing, PieceProgress, Share, pieces_at_once};
 use crate::models;
 use crate::refine::{self, Signal};
 use crate::speech::{self, GateParams, Region, SAMPLE_RATE_HZ, round_ms};
@@ -205,7 +205,7 @@ impl WhisperTranscriber {
         language: Option<&'static str>,
         threads: usize,
         options: &TranscribeOptions,
-        share: (Arc<AtomicU8>, u8, u8),
+        share: Share,
     ) -> Result<(Vec<Vec<Token>>, Option<&'static str>)> {
         let mut params = FullParams::new(match options.effective_beam_size() {
             1 => SamplingStrategy::Greedy { best_of: BEST_OF },
@@ -480,7 +480,7 @@ impl WhisperTranscriber {
                       audio: &[f32],
                       language: Option<&'static str>,
                       threads: usize,
-                      share: (Arc<AtomicU8>, u8, u8)| {
+                      share: Share| {
             self.run_chunk(state, audio, language, threads, options, share)
         };
         let hearing = Hearing {
