@@ -50,6 +50,17 @@ const DENSITIES_SIDE_BY_SIDE: [Change; 3] = [
 /// `eval_cb()` scoring a codebook's densities side by side, and the layout it reads.
 const EVAL_CB: &str = include_str!("csrc/eval_cb.c");
 
+/// `ps_set_align_words()`, added to `src/pocketsphinx.c` after `ps_set_align_text()` (whose end
+/// is the anchor): words in order, some of which may be left out.
+const ALIGN_WORDS: [Change; 1] = [(
+    "    return ps_activate_search(ps, PS_DEFAULT_ALIGN_SEARCH);\n}\n",
+    1,
+    concat!(
+        "    return ps_activate_search(ps, PS_DEFAULT_ALIGN_SEARCH);\n}\n",
+        include_str!("csrc/align_words.c")
+    ),
+)];
+
 fn main() {
     let src = sources(
         "CAPTIONS_POCKETSPHINX_SRC",
@@ -75,6 +86,7 @@ fn main() {
         &release,
     );
     change_file(&ptm_mgau, DENSITIES_SIDE_BY_SIDE, &release);
+    change_file(&root.join("src/pocketsphinx.c"), ALIGN_WORDS, &release);
     build(&root);
 }
 

@@ -17,6 +17,15 @@ pub const SAMPLE_RATE_HZ: u32 = 16_000;
 /// the pause it got.
 pub const PAUSE: &str = "<sil>";
 
+/// A token of [`Aligner::align`]'s words that allows a pause: the acoustic model's silence,
+/// at no cost, where it explains the sound better than the words around it do, or nothing.
+/// Put before a word that may have been misheard, it lets the sound the word does not match
+/// go to a pause rather than to its neighbours ("fund a medical" for "fund a bicycle" otherwise
+/// stretches "fund" and "a" over "bi"). Its span runs from the word before to the word after
+/// (empty where no pause was taken). The silence the aligner allows between any two words
+/// costs something, so that it does not break into words; this one does not.
+pub const MAYBE_PAUSE: &str = "<sil>?";
+
 /// Silence added before and after the audio of each alignment: the model's silence state then
 /// has frames to sit in, and words at the edges are placed better.
 const EDGE_PAD_S: f64 = 0.25;
@@ -212,15 +221,32 @@ impl Aligner {
         words: &[&str],
     ) -> Result<Vec<Span>> {
         let mut dictionary_words: Vec<String> = Vec::new();
-        // For each written token, the range of its spoken words in `dictionary_words`.
+        // Whether each of `dictionary_words` may be left out by the search.
+        let mut optional: Vec<bool> = Vec::new();
+        // For each written token, the range of its spoken words among the segments the decoder
+        // returns (the words that are not optional).
         let mut tokens: Vec<std::ops::Range<usize>> = Vec::with_capacity(words.len());
+        // Which tokens are maybe-pauses: their span runs from the word before to the word after.
+        let mut maybe_pauses: Vec<bool> = Vec::with_capacity(words.len());
         // Phones of each token.
         let mut token_phones = Vec::with_capacity(words.len());
+        let mut reported = 0;
         for token in words {
-            let first = dictionary_words.len();
+            let first = reported;
+            if *token == MAYBE_PAUSE {
+                dictionary_words.push(PAUSE.to_owned());
+                optional.push(true);
+                tokens.push(first..first);
+                maybe_pauses.push(true);
+                token_phones.push(0);
+                continue;
+            }
+            maybe_pauses.push(false);
             if *token == PAUSE {
                 dictionary_words.push(PAUSE.to_owned());
-                tokens.push(first..dictionary_words.len());
+                optional.push(false);
+                reported += 1;
+                tokens.push(first..reported);
                 token_phones.push(1);
                 continue;
             }
@@ -228,12 +254,14 @@ impl Aligner {
             for word in spoken_words(token) {
                 phones += self.pronounce(decoder, &word)?.len();
                 dictionary_words.push(word);
+                optional.push(false);
+                reported += 1;
             }
-            tokens.push(first..dictionary_words.len());
+            tokens.push(first..reported);
             token_phones.push(phones);
         }
         let phones: usize = token_phones.iter().sum();
-        if dictionary_words.is_empty() {
+        if reported == 0 {
             return Err(Error::NothingToAlign);
         }
         let duration_s = samples.len() as f64 / f64::from(SAMPLE_RATE_HZ);
@@ -251,7 +279,7 @@ impl Aligner {
         for (out, &x) in pcm[pad..].iter_mut().zip(samples) {
             *out = (x.clamp(-1.0, 1.0) * f32::from(i16::MAX)).round() as i16;
         }
-        let segments = decoder.align(&pcm, &dictionary_words)?;
+        let segments = decoder.align(&pcm, &dictionary_words, &optional)?;
 
         let at = |frame: u32| (f64::from(frame) / FRAMES_PER_S - EDGE_PAD_S).clamp(0.0, duration_s);
         let mut spans = Vec::with_capacity(tokens.len());
@@ -275,6 +303,17 @@ impl Aligner {
             };
             previous_end_s = span.end_s.max(span.start_s);
             spans.push(span);
+        }
+        // A maybe-pause runs on to where the next spoken word starts.
+        let mut next_start_s = duration_s;
+        for (span, (&maybe_pause, token)) in
+            spans.iter_mut().zip(maybe_pauses.iter().zip(&tokens)).rev()
+        {
+            if maybe_pause {
+                span.end_s = next_start_s.max(span.start_s);
+            } else if !token.is_empty() {
+                next_start_s = span.start_s;
+            }
         }
         Ok(spans)
     }

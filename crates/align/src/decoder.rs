@@ -169,18 +169,41 @@ impl Decoder {
     }
 
     /// Aligns `words` (all in the dictionary) onto 16 kHz `samples`: one segment per word, in
-    /// order, silences and fillers left out but where `words` asks for one (`<sil>`).
-    pub(crate) fn align(&mut self, samples: &[i16], words: &[String]) -> Result<Vec<Segment>> {
-        let text = c_string("text", &words.join(" "))?;
+    /// order, silences and fillers left out but where `words` asks for one (`<sil>`). A word
+    /// whose `optional` flag is set (a filler) may be left out by the search, and is not among
+    /// the segments whether it was taken or not.
+    pub(crate) fn align(
+        &mut self,
+        samples: &[i16],
+        words: &[String],
+        optional: &[bool],
+    ) -> Result<Vec<Segment>> {
+        let names = words
+            .iter()
+            .map(|word| c_string("word", word))
+            .collect::<Result<Vec<_>>>()?;
+        let pointers: Vec<*const std::ffi::c_char> = names.iter().map(|n| n.as_ptr()).collect();
+        let flags: Vec<c_int> = (0..words.len())
+            .map(|i| c_int::from(optional.get(i).copied().unwrap_or(false)))
+            .collect();
+        let n_words = c_int::try_from(words.len()).map_err(|_| Error::Decoder {
+            detail: format!("{} words are too many to align at once", words.len()),
+        })?;
+        let words: Vec<&String> = words
+            .iter()
+            .zip(&flags)
+            .filter_map(|(word, &optional)| (optional == 0).then_some(word))
+            .collect();
         let ps = self.ps.as_ptr();
         let fail = |what: &str| Error::Decoder {
             detail: format!("{what} failed"),
         };
-        // SAFETY: the decoder is live; the text is NUL-terminated and copied by the library;
+        // SAFETY: the decoder is live; the words are NUL-terminated strings and both arrays hold
+        // `n_words` entries, all alive for the call (the library copies what it keeps);
         // `samples` is a valid slice for the length passed.
         unsafe {
-            if sys::ps_set_align_text(ps, text.as_ptr()) < 0 {
-                return Err(fail("setting the text to align"));
+            if sys::ps_set_align_words(ps, pointers.as_ptr(), flags.as_ptr(), n_words) < 0 {
+                return Err(fail("setting the words to align"));
             }
             if sys::ps_start_utt(ps) < 0 {
                 return Err(fail("starting an utterance"));
@@ -203,7 +226,7 @@ impl Decoder {
                 sys::ps_seg_frames(seg, &mut sf, &mut ef);
                 if !name.is_null() {
                     let name = CStr::from_ptr(name).to_string_lossy();
-                    let asked = words.get(segments.len()).is_some_and(|w| *w == name);
+                    let asked = words.get(segments.len()).is_some_and(|w| **w == name);
                     if let Some(word) = dictionary_word(&name).or(asked.then_some(&*name)) {
                         segments.push(Segment {
                             word: word.to_owned(),
@@ -219,8 +242,8 @@ impl Decoder {
                 seg = sys::ps_seg_next(seg);
             }
         }
-        let matches =
-            segments.len() == words.len() && segments.iter().zip(words).all(|(s, w)| s.word == *w);
+        let matches = segments.len() == words.len()
+            && segments.iter().zip(&words).all(|(s, w)| s.word == **w);
         if !matches {
             return Err(Error::Decoder {
                 detail: format!(
@@ -234,10 +257,11 @@ impl Decoder {
     }
 }
 
-/// The dictionary word of a segment: `None` for silences and fillers (`<sil>`, `[NOISE]`),
-/// alternative pronunciations (`word(2)`) reduced to the word.
+/// The dictionary word of a segment: `None` for silences and fillers (`<sil>`, `[NOISE]`) and
+/// for a word left out (`(NULL)`, the null arc beside an optional word), alternative
+/// pronunciations (`word(2)`) reduced to the word.
 fn dictionary_word(name: &str) -> Option<&str> {
-    if name.starts_with('<') || name.starts_with('[') || name.starts_with('+') {
+    if name.starts_with(['<', '[', '+', '(']) {
         return None;
     }
     Some(name.split_once('(').map_or(name, |(word, _)| word))
@@ -260,6 +284,7 @@ mod tests {
         assert_eq!(dictionary_word("</s>"), None);
         assert_eq!(dictionary_word("[NOISE]"), None);
         assert_eq!(dictionary_word("+UH+"), None);
+        assert_eq!(dictionary_word("(NULL)"), None);
         assert_eq!(dictionary_word("read(2)"), Some("read"));
         assert_eq!(dictionary_word("hello"), Some("hello"));
     }

@@ -37,7 +37,7 @@ mod models;
 mod spoken;
 mod sys;
 
-pub use aligner::{Aligner, AlignerModels, PAUSE, SAMPLE_RATE_HZ, Session, Span};
+pub use aligner::{Aligner, AlignerModels, MAYBE_PAUSE, PAUSE, SAMPLE_RATE_HZ, Session, Span};
 pub use error::{Error, Result};
 pub use g2p::G2p;
 pub use spoken::spoken_words;

@@ -68,7 +68,14 @@ unsafe extern "C" {
         update: c_int,
     ) -> c_int;
 
-    pub(crate) fn ps_set_align_text(ps: *mut Decoder, words: *const c_char) -> c_int;
+    /// Added to the library by build.rs (`csrc/align_words.c`): as `ps_set_align_text`, the
+    /// words in order, where a word whose `optional` flag is not 0 may be left out.
+    pub(crate) fn ps_set_align_words(
+        ps: *mut Decoder,
+        words: *const *const c_char,
+        optional: *const c_int,
+        n_words: c_int,
+    ) -> c_int;
     pub(crate) fn ps_start_utt(ps: *mut Decoder) -> c_int;
     pub(crate) fn ps_process_raw(
         ps: *mut Decoder,

@@ -177,3 +177,70 @@ fn a_pause_token_gets_the_pause_between_its_words() {
     assert!(spans[8].end_s - spans[8].start_s >= 0.03 - 1e-9);
     assert!(spans[7].end_s <= spans[8].start_s && spans[8].end_s <= spans[9].start_s);
 }
+
+fn espeak_us(text: &str, dir: &Path) -> Vec<f32> {
+    let wav = dir.join("espeak.wav");
+    caption_testkit::media::espeak_voice_wav(&wav, "en-us", 175, text).unwrap();
+    let resampled = dir.join("espeak-16k.wav");
+    caption_testkit::speech::resample_16k(&wav, &resampled).unwrap();
+    to_f32(&read_wav_16k(&resampled).unwrap())
+}
+
+#[test]
+fn a_maybe_pause_keeps_a_misheard_words_neighbours_on_their_own_sound() {
+    // "bicycle" heard as "medical" (as whisper tiny.en hears espeak-ng say it): the same
+    // length, but not its sounds. Aligned as heard, "a" stretches over the "bi" it cannot
+    // match; with a pause allowed before the misheard word, the unmatched sound goes to the
+    // pause and every other word keeps the span it has with the true text. Before a word that
+    // was heard right the allowed pause is not taken.
+    let dir = tempfile::tempdir().unwrap();
+    let samples = espeak_us(
+        "After a long debate, they agreed to fund a bicycle path and a community garden.",
+        dir.path(),
+    );
+    let aligner = aligner();
+    let said = "after a long debate they agreed to fund a bicycle path and a community garden";
+    let said: Vec<&str> = said.split_whitespace().collect();
+    let truth = aligner.align(&samples, &said).unwrap();
+    let mut heard = said.clone();
+    heard[9] = "medical";
+    let as_heard = aligner.align(&samples, &heard).unwrap();
+    assert!(
+        as_heard[8].end_s - truth[8].end_s > 0.06,
+        "the misheard word pulls \"a\" over its sound: {:?} against {:?}",
+        as_heard[8],
+        truth[8]
+    );
+
+    let mut with_room = heard.clone();
+    with_room.insert(9, caption_align::MAYBE_PAUSE);
+    let spans = aligner.align(&samples, &with_room).unwrap();
+    assert_eq!(spans.len(), with_room.len());
+    let pause = spans[9];
+    assert!(pause.end_s - pause.start_s >= 0.03, "{pause:?}");
+    assert!(spans[8].end_s <= pause.start_s && pause.end_s <= spans[10].start_s);
+    let mut words = spans.clone();
+    words.remove(9);
+    for (i, (got, want)) in words.iter().zip(&truth).enumerate() {
+        if i != 9 {
+            assert!(
+                (got.start_s - want.start_s).abs() <= 0.01
+                    && (got.end_s - want.end_s).abs() <= 0.01,
+                "{}: {got:?} against {want:?}",
+                said[i]
+            );
+        }
+    }
+
+    let mut right_with_room = said.clone();
+    right_with_room.insert(9, caption_align::MAYBE_PAUSE);
+    let spans = aligner.align(&samples, &right_with_room).unwrap();
+    assert_eq!(
+        spans[9].start_s, spans[9].end_s,
+        "no pause taken: {:?}",
+        spans[9]
+    );
+    let mut words = spans.clone();
+    words.remove(9);
+    assert_eq!(words, truth);
+}

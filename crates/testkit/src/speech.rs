@@ -167,7 +167,8 @@ fn snap_pause_edges(samples: &[i16], spans: &[(String, f64, f64)]) -> Vec<TimedW
         .collect()
 }
 
-fn resample_16k(src: &Path, dst: &Path) -> anyhow::Result<()> {
+/// Writes the audio of `src` (any format ffmpeg reads) to `dst` as 16 kHz mono 16-bit PCM WAV.
+pub fn resample_16k(src: &Path, dst: &Path) -> anyhow::Result<()> {
     let status = Command::new("ffmpeg")
         .args(["-v", "error", "-y", "-i"])
         .arg(src)
