@@ -74,6 +74,8 @@ pub const WORD_TIME_S: NumberRange = NumberRange {
     min: 0.0,
     max: 86_400.0,
 };
+/// A word's `confidence`.
+pub const CONFIDENCE: NumberRange = NumberRange { min: 0.0, max: 1.0 };
 /// Longest `word` or `punctuated_word`, bytes.
 pub const MAX_WORD_BYTES: usize = 1000;
 /// Longest `emoji` of a word, characters.

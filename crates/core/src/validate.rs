@@ -495,6 +495,8 @@ impl Walker {
         let speaker = Self::field(map, "speaker")
             .and_then(|v| self.string(v, &join(path, "speaker"), rules::MAX_SPEAKER_CHARS))
             .map(str::to_owned);
+        let confidence = Self::field(map, "confidence")
+            .and_then(|v| self.number(v, &join(path, "confidence"), rules::CONFIDENCE));
         Some(Word {
             start: start?,
             end: end?,
@@ -504,6 +506,7 @@ impl Walker {
             filler,
             emphasis,
             speaker,
+            confidence,
         })
     }
 

@@ -39,6 +39,13 @@ pub struct Word {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = rules::MAX_SPEAKER_CHARS))]
     pub speaker: Option<String>,
+    /// Extension: how sure the recogniser was of the word, from 0 to 1 (the probability of its
+    /// least probable piece); absent for words it did not hear (a given text's). The aligner
+    /// leaves room before a word heard with little confidence: a misheard word ("medical" for
+    /// "bicycle") must not pull its neighbours onto sounds that are not theirs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = rules::CONFIDENCE.min, max = rules::CONFIDENCE.max))]
+    pub confidence: Option<f64>,
 }
 
 impl Word {

@@ -180,7 +180,7 @@ fn the_validator_keeps_every_bound_of_the_config_schema() {
 
 #[test]
 fn the_validator_keeps_every_bound_of_the_word_schema() {
-    let word = json!([{"start": 1.0, "end": 2.0, "word": "a", "punctuated_word": "a", "emoji": "x", "speaker": "Ana"}]);
+    let word = json!([{"start": 1.0, "end": 2.0, "word": "a", "punctuated_word": "a", "emoji": "x", "speaker": "Ana", "confidence": 0.5}]);
     let check = |value: &Value| parse_words(value, "words").map(|_| ());
     let definitions = wire_schemas();
     let mut fields = Vec::new();
@@ -221,8 +221,8 @@ fn the_validator_keeps_every_bound_of_the_word_schema() {
             checked += 1;
         }
     }
-    // start and end; word, punctuated_word, emoji and speaker.
-    assert_eq!(checked, 2 + 4);
+    // start, end and confidence; word, punctuated_word, emoji and speaker.
+    assert_eq!(checked, 3 + 4);
 }
 
 #[test]

@@ -236,6 +236,11 @@ fn cases() -> Vec<(Value, &'static str, &'static str)> {
             "at most 100 characters",
         ),
         (
+            json!({"input": "a", "words": [{"start": 0, "end": 1, "word": "x", "punctuated_word": "x", "confidence": 1.5}]}),
+            "words[0].confidence",
+            "a number from 0 to 1",
+        ),
+        (
             json!({"input": "a", "words": [], "output": "overlay-mov", "config": {"cutPausesS": 0.4}}),
             "config.cutPausesS",
             "cannot be used with an overlay output",
@@ -258,7 +263,7 @@ fn the_editing_fields_parse_and_merge() {
     let body = json!({
         "input": "a",
         "words": [{"start": 0, "end": 1, "word": "um", "punctuated_word": "Um,",
-                   "filler": true, "emphasis": false, "speaker": "Ana"}],
+                   "filler": true, "emphasis": false, "speaker": "Ana", "confidence": 0.25}],
         "config": {"emphasis": "COLOR_SIZE", "speakerColors": [{"r": 255, "g": 0, "b": 0}],
                    "cutPausesS": 0.4, "cutFillers": true},
     });
@@ -273,6 +278,7 @@ fn the_editing_fields_parse_and_merge() {
     assert!(word.filler);
     assert_eq!(word.emphasis, Some(false));
     assert_eq!(word.speaker.as_deref(), Some("Ana"));
+    assert_eq!(word.confidence, Some(0.25));
     let catalog = Catalog::builtin().unwrap();
     let base = &catalog.templates()[0].config;
     assert_eq!(base.emphasis, caption_core::Emphasis::None);

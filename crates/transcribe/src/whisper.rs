@@ -305,6 +305,7 @@ impl WhisperTranscriber {
                     t0_s: data.t0 as f64 / 100.0,
                     t1_s: data.t1 as f64 / 100.0,
                     dtw_s: (data.t_dtw >= 0).then(|| data.t_dtw as f64 / 100.0),
+                    probability: data.p,
                 });
             }
             let mean_probability = probability_sum / tokens.len().max(1) as f32;
@@ -408,7 +409,7 @@ fn place_words(
             end: round_ms(end_s),
             word: w.word,
             punctuated_word: w.punctuated,
-            emoji: None,
+            confidence: Some((f64::from(w.confidence) * 1000.0).round() / 1000.0),
             ..Default::default()
         })
         .collect()

@@ -17,6 +17,8 @@ pub(crate) struct Token {
     pub(crate) t1_s: f64,
     /// Where DTW moves past this token (about its end); `None` when DTW gave no time.
     pub(crate) dtw_s: Option<f64>,
+    /// The probability the model gave this token when it chose it.
+    pub(crate) probability: f32,
 }
 
 /// A word with the model's timing estimate, before snapping to the signal.
@@ -25,6 +27,8 @@ pub(crate) struct RawWord {
     pub(crate) word: String,
     pub(crate) punctuated: String,
     pub(crate) estimate: Estimate,
+    /// The probability of the word's least probable token that carries letters or digits.
+    pub(crate) confidence: f32,
 }
 
 fn is_opening(c: char) -> bool {
@@ -119,10 +123,16 @@ pub(crate) fn assemble(tokens: &[Token]) -> Vec<RawWord> {
             start_from_dtw: previous_dtw.is_some(),
             letters: word.chars().filter(|c| c.is_alphanumeric()).count() as u32,
         };
+        let confidence = group
+            .core
+            .iter()
+            .map(|&i| tokens[i].probability)
+            .fold(1.0, f32::min);
         words.push(RawWord {
             word,
             punctuated,
             estimate,
+            confidence,
         });
     }
     words
@@ -174,6 +184,7 @@ mod tests {
             t0_s: at,
             t1_s: at + 0.1,
             dtw_s: Some(at + 0.1),
+            probability: 0.9,
         }
     }
 

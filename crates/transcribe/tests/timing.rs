@@ -81,6 +81,16 @@ fn continuous_speech_is_timed_by_the_aligner_with_both_models() {
             "{name}/{voice}: mean {mean:.3} s, {within:.2} within 50 ms"
         );
         assert!(transcript.words.iter().all(|w| w.end > w.start));
+        // Each heard word says how sure whisper was of it; Festival's clear speech is mostly
+        // heard with confidence.
+        let confidence: Vec<f64> = transcript
+            .words
+            .iter()
+            .map(|w| w.confidence.expect("a heard word has a confidence"))
+            .collect();
+        assert!(confidence.iter().all(|c| (0.0..=1.0).contains(c)));
+        let sure = confidence.iter().filter(|&&c| c >= 0.5).count();
+        assert!(sure * 10 >= confidence.len() * 7, "{name}: {confidence:?}");
     }
 }
 
@@ -330,6 +340,8 @@ fn a_given_text_or_subtitles_are_timed_on_the_audio() {
         .words;
     let texts: Vec<&str> = words.iter().map(|w| w.punctuated_word.as_str()).collect();
     assert_eq!(texts, given.split_whitespace().collect::<Vec<_>>());
+    // A given word was not heard: it has no confidence.
+    assert!(words.iter().all(|w| w.confidence.is_none()));
     let (mean, within, scored) = score(&truth, &words);
     assert_eq!(scored, truth.len());
     assert!(
