@@ -11,6 +11,10 @@ use caption_core::Word;
 use crate::cores::Cores;
 use crate::speech::{SAMPLE_RATE_HZ, round_ms};
 
+mod room;
+
+use room::{UNSURE_BELOW, align_leaving_room};
+
 /// An aligner's call: audio and written words in, one span per word out
 /// ([`Aligner::align`]; tests give scripted ones).
 trait Align: FnMut(&[f32], &[&str]) -> caption_align::Result<Vec<Span>> {}
@@ -421,7 +425,11 @@ fn align_on_audio(
             heard_pause || ends_a_clause(&words[i].punctuated_word)
         })
         .collect();
-    let spans = align(audio, &texts);
+    let mut unsure: Vec<bool> = words[range.clone()]
+        .iter()
+        .map(|w| w.confidence.is_some_and(|c| c < UNSURE_BELOW))
+        .collect();
+    let spans = align_leaving_room(align, audio, &texts, &unsure);
     let Some((k, late)) = spans
         .as_ref()
         .ok()
@@ -430,11 +438,14 @@ fn align_on_audio(
         return (from_s, spans);
     };
     texts.insert(k + 1, caption_align::PAUSE);
-    let moved = align(audio, &texts).ok().filter(|again| {
-        // The pause where it was expected now covers the middle of the late one.
-        let middle = (late.0 + late.1) / 2.0;
-        again.len() == texts.len() && again[k].end_s < middle && middle < again[k + 2].start_s
-    });
+    unsure.insert(k + 1, false);
+    let moved = align_leaving_room(align, audio, &texts, &unsure)
+        .ok()
+        .filter(|again| {
+            // The pause where it was expected now covers the middle of the late one.
+            let middle = (late.0 + late.1) / 2.0;
+            again.len() == texts.len() && again[k].end_s < middle && middle < again[k + 2].start_s
+        });
     match moved {
         Some(mut again) => {
             tracing::debug!(

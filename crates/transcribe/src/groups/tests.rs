@@ -1,6 +1,7 @@
 //! Tests of the alignment groups: scripted aligners for the cuts and splits, Festival's
 //! speech for the two halves.
 
+use super::room::room_well_taken;
 use super::*;
 
 /// A word "w" from `start` to `end`.
@@ -500,4 +501,98 @@ fn a_pause_put_a_word_or_two_after_where_it_was_expected_moves_there() {
         let starts: Vec<f64> = words.iter().map(|w| round_ms(w.start - from_s)).collect();
         assert_eq!(starts, [0.4, 0.61, 1.24, 1.38]);
     }
+}
+
+#[test]
+fn a_pause_is_allowed_before_a_word_heard_with_little_confidence() {
+    let mut words = spoken(&[0.5, 0.8, 1.1]);
+    words[0].confidence = Some(0.9);
+    words[1].confidence = Some(UNSURE_BELOW / 2.0);
+    // A given text's words carry no confidence: they were not heard.
+    words[2].confidence = None;
+    let samples = vec![0.0; 2 * SAMPLE_RATE_HZ];
+    let mut calls = Vec::new();
+    let (_, spans) = align_on_audio(&mut aligner_up_to(10, &mut calls), &samples, &words, 0..3);
+    let spans = spans.unwrap();
+    // Aligned without, then with the pause, which took sound the words had (the scripted
+    // aligner spreads the words over the audio) and is kept.
+    assert_eq!(
+        calls,
+        [
+            vec!["w0", "w1", "w2"],
+            vec!["w0", caption_align::MAYBE_PAUSE, "w1", "w2"]
+        ]
+    );
+    // The spans of the words alone, the aligner's first, third and fourth, the pause (its
+    // second) given to the word after it.
+    let each_s = spans[0].end_s - spans[0].start_s;
+    let slots: Vec<(f64, f64)> = spans
+        .iter()
+        .map(|s| (s.start_s / each_s, s.end_s / each_s))
+        .collect();
+    assert_eq!(slots.len(), 3);
+    for (got, want) in slots.iter().zip([(0.0, 1.0), (1.0, 3.0), (3.0, 4.0)]) {
+        assert!(
+            (got.0 - want.0).abs() < 1e-9 && (got.1 - want.1).abs() < 1e-9,
+            "{slots:?}"
+        );
+    }
+}
+
+#[test]
+fn a_pause_is_kept_only_where_it_took_sound_the_words_had_stretched_over() {
+    let spans =
+        |list: &[(f64, f64)]| -> Vec<Span> { list.iter().map(|&(a, b)| span(a, b)).collect() };
+    // "fund a medical" for "fund a bicycle": the pause takes the "bi" that "fund" and "a" had
+    // stretched over.
+    let plain = spans(&[(1.86, 2.27), (2.27, 2.32), (2.32, 2.73)]);
+    let with = spans(&[(1.86, 2.16), (2.16, 2.24), (2.40, 2.73)]);
+    assert!(room_well_taken(&plain, &with, 2, &span(2.24, 2.40)));
+    // Not taken: nothing changed by it.
+    assert!(room_well_taken(&plain, &plain, 2, &span(2.32, 2.32)));
+    // "the labyrinth" for "the old barn": "the" stretched over "old" to make way for it.
+    let plain = spans(&[(4.06, 4.20), (4.20, 4.82)]);
+    let with = spans(&[(4.06, 4.40), (4.49, 4.82)]);
+    assert!(!room_well_taken(&plain, &with, 1, &span(4.40, 4.49)));
+    // "bicycle a pass" for "bicycle path" with a pause before "path": the pause took the
+    // speaker's silence and "a" went into it.
+    let plain = spans(&[(6.49, 7.06), (7.61, 7.64), (7.64, 7.92)]);
+    let with = spans(&[(6.49, 7.06), (7.38, 7.41), (7.61, 7.92)]);
+    assert!(!room_well_taken(&plain, &with, 2, &span(7.41, 7.61)));
+    // Before the first word, in the silence before it.
+    let plain = spans(&[(0.30, 0.60)]);
+    assert!(!room_well_taken(
+        &plain,
+        &spans(&[(0.45, 0.60)]),
+        0,
+        &span(0.20, 0.45)
+    ));
+}
+
+#[test]
+fn a_pause_badly_taken_is_left_out() {
+    // The scripted aligner puts the allowed pause in the silence before the words: without it
+    // the words are aligned as they are, once more not needed.
+    let mut words = spoken(&[0.5, 0.8]);
+    words[0].confidence = Some(0.05);
+    let samples = vec![0.0; 2 * SAMPLE_RATE_HZ];
+    let mut calls: Vec<Vec<String>> = Vec::new();
+    let mut align = |_: &[f32], texts: &[&str]| {
+        calls.push(texts.iter().map(|t| (*t).to_owned()).collect());
+        let mut t = 0.5;
+        Ok(texts
+            .iter()
+            .map(|&text| {
+                if text == caption_align::MAYBE_PAUSE {
+                    return span(0.25, 0.5);
+                }
+                t += 0.25;
+                span(t - 0.25, t)
+            })
+            .collect())
+    };
+    let (_, spans) = align_on_audio(&mut align, &samples, &words, 0..2);
+    assert_eq!(spans.unwrap(), [span(0.5, 0.75), span(0.75, 1.0)]);
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[1][0], caption_align::MAYBE_PAUSE);
 }
