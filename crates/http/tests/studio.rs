@@ -332,6 +332,18 @@ async fn captions_a_video_in_the_browser() {
     studio
         .shoot_each("4-transcribed", ["#frame", "#words"])
         .await;
+    // Every heard word carries whisper's confidence, and those under 0.5 are marked for
+    // checking.
+    let chips: Value = studio
+        .js("return [...document.querySelectorAll('.word')].map(w => [w.dataset.confidence === undefined ? null : Number(w.dataset.confidence), w.classList.contains('unsure')]);")
+        .await;
+    for chip in chips.as_array().unwrap() {
+        let confidence = chip[0]
+            .as_f64()
+            .unwrap_or_else(|| panic!("a heard word without a confidence: {chips}"));
+        assert!((0.0..=1.0).contains(&confidence), "{chips}");
+        assert_eq!(chip[1], json!(confidence < 0.5), "{chips}");
+    }
 
     // 5. Change a word's text: the preview changes.
     let index = words_before
@@ -368,6 +380,11 @@ async fn captions_a_video_in_the_browser() {
         .js("const w = document.querySelector('.word[aria-selected=true]'); return [w.textContent, w.title];")
         .await;
     assert_eq!(word[0], json!(EDITED));
+    // The edited text is the user's: no confidence, no mark, no note.
+    let mark: Value = studio
+        .js("const w = document.querySelector('.word[aria-selected=true]'); return [w.dataset.confidence === undefined, w.classList.contains('unsure'), document.getElementById('word-note').hidden];")
+        .await;
+    assert_eq!(mark, json!([true, false, true]));
     // The chip's title is "START–END s".
     let span: Vec<f64> = word[1]
         .as_str()
