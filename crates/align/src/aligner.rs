@@ -226,8 +226,6 @@ impl Aligner {
         // For each written token, the range of its spoken words among the segments the decoder
         // returns (the words that are not optional).
         let mut tokens: Vec<std::ops::Range<usize>> = Vec::with_capacity(words.len());
-        // Which tokens are maybe-pauses: their span runs from the word before to the word after.
-        let mut maybe_pauses: Vec<bool> = Vec::with_capacity(words.len());
         // Phones of each token.
         let mut token_phones = Vec::with_capacity(words.len());
         let mut reported = 0;
@@ -237,11 +235,9 @@ impl Aligner {
                 dictionary_words.push(PAUSE.to_owned());
                 optional.push(true);
                 tokens.push(first..first);
-                maybe_pauses.push(true);
                 token_phones.push(0);
                 continue;
             }
-            maybe_pauses.push(false);
             if *token == PAUSE {
                 dictionary_words.push(PAUSE.to_owned());
                 optional.push(false);
@@ -306,10 +302,8 @@ impl Aligner {
         }
         // A maybe-pause runs on to where the next spoken word starts.
         let mut next_start_s = duration_s;
-        for (span, (&maybe_pause, token)) in
-            spans.iter_mut().zip(maybe_pauses.iter().zip(&tokens)).rev()
-        {
-            if maybe_pause {
+        for ((span, token), word) in spans.iter_mut().zip(&tokens).zip(words).rev() {
+            if *word == MAYBE_PAUSE {
                 span.end_s = next_start_s.max(span.start_s);
             } else if !token.is_empty() {
                 next_start_s = span.start_s;
