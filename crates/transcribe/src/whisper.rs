@@ -285,8 +285,7 @@ impl WhisperTranscriber {
 
         let mut segments = Vec::new();
         for segment in state.as_iter() {
-            let mut tokens = Vec::new();
-            let mut probability_sum = 0.0;
+            let mut tokens: Vec<Token> = Vec::new();
             for i in 0..segment.n_tokens() {
                 let Some(token) = segment.get_token(i) else {
                     continue;
@@ -299,7 +298,6 @@ impl WhisperTranscriber {
                     .to_bytes()
                     .map_err(Error::whisper("reading a token"))?
                     .to_vec();
-                probability_sum += data.p;
                 tokens.push(Token {
                     bytes,
                     t0_s: data.t0 as f64 / 100.0,
@@ -308,7 +306,8 @@ impl WhisperTranscriber {
                     probability: data.p,
                 });
             }
-            let mean_probability = probability_sum / tokens.len().max(1) as f32;
+            let mean_probability =
+                tokens.iter().map(|t| t.probability).sum::<f32>() / tokens.len().max(1) as f32;
             let no_speech = segment.no_speech_probability();
             if no_speech > NO_SPEECH_DROP && mean_probability < LOW_CONFIDENCE {
                 tracing::debug!(

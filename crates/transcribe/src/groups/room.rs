@@ -31,9 +31,7 @@ pub(super) fn align_leaving_room(
     unsure: &[bool],
 ) -> caption_align::Result<Vec<Span>> {
     let plain = align(audio, texts);
-    let mut room: Vec<bool> = (0..texts.len())
-        .map(|i| unsure.get(i).copied().unwrap_or(false))
-        .collect();
+    let mut room = unsure.to_vec();
     while room.contains(&true) {
         let mut with_room = Vec::with_capacity(texts.len() * 2);
         for (&text, &room) in texts.iter().zip(&room) {
