@@ -9,7 +9,7 @@ Fixture groups (every clip 16 kHz mono 16-bit; truth kept next to it as JSON, pl
   Every boundary is exact, and every boundary is next to silence, which flatters a method that
   snaps onto sound regions.
 - continuous: whole sentences, spoken without pauses except at punctuation.
-  * espeak-ng (voices en-us, en-gb+f3) through libespeak-ng's C API (ctypes): synchronous synthesis,
+  * espeak-ng (voices en-us, en-gb+f3) through scripts/espeak_words.py (libespeak-ng's C API): synchronous synthesis,
     the synth callback collects the samples and the espeakEVENT_WORD events, whose `sample` field
     is the event's position in the output stream (22050 Hz) to the sample.
   * Festival (voices cmu_us_slt_arctic_hts, kal_diphone, ked_diphone) through
@@ -33,7 +33,6 @@ beam (5). Words are matched to the reference by edit distance, and matched words
 """
 
 import argparse
-import ctypes
 import json
 import math
 import os
@@ -44,13 +43,14 @@ import subprocess
 import sys
 import tempfile
 import time
-import wave
 import zipfile
 from array import array
 from pathlib import Path
 
+from espeak_words import Espeak, espeak_sentence, read_wav, spans_with_pause_edges, write_wav
+
 SR = 16_000
-FIXTURE_VERSION = 1  # bump when the fixtures' recipe changes; the cache folder follows it
+FIXTURE_VERSION = 2  # bump when the fixtures' recipe changes; the cache folder follows it
 ROOT = Path(__file__).resolve().parent.parent
 FESTIVAL_SCRIPT = ROOT / "scripts" / "festival-words.scm"
 
@@ -90,10 +90,31 @@ CONTINUOUS_VOICES = [
     ("festival kal", "festival", "kal_diphone"),
     ("festival kdl", "festival", "ked_diphone"),
 ]
+# Continuous clips in other languages (--languages): espeak-ng's voice for the language and its
+# female variant; the same three sentences' structure as the English ones. No digits, hyphens or
+# apostrophes, for the same reason.
+LANGUAGE_SENTENCES = {
+    "es": (["El comité se reunió el martes por la mañana para hablar del nuevo presupuesto de la biblioteca.",
+            "Después de un largo debate, acordaron construir un carril para bicicletas y un jardín comunitario."],
+           ["El pescador arreglaba sus redes mientras los niños miraban volver los barcos a la bahía."]),
+    "fr": (["Le comité a discuté mardi matin du nouveau budget de la bibliothèque municipale.",
+            "Après un long débat, ils ont décidé de financer une piste cyclable et un jardin partagé."],
+           ["Le pêcheur réparait ses filets pendant que les enfants regardaient les bateaux rentrer au port."]),
+    "de": (["Der Ausschuss traf sich am Dienstagmorgen, um den neuen Haushalt der Bibliothek zu besprechen.",
+            "Nach einer langen Debatte beschlossen sie, einen Radweg und einen Gemeinschaftsgarten zu bauen."],
+           ["Der Fischer flickte seine Netze, während die Kinder die Boote in die Bucht zurückkehren sahen."]),
+    "it": (["Il comitato si è riunito martedì mattina per discutere il nuovo bilancio della biblioteca.",
+            "Dopo un lungo dibattito, hanno deciso di finanziare una pista ciclabile e un giardino comune."],
+           ["Il pescatore riparava le sue reti mentre i bambini guardavano le barche tornare nella baia."]),
+    "pt": (["O comité discutiu na terça de manhã o novo orçamento da biblioteca pública.",
+            "Depois de um longo debate, decidiram financiar uma ciclovia e uma horta comunitária."],
+           ["O pescador consertava as suas redes enquanto as crianças viam os barcos voltar para a baía."]),
+    "nl": (["De commissie kwam dinsdagochtend bijeen om de nieuwe begroting van de bibliotheek te bespreken.",
+            "Na een lang debat besloten zij een fietspad en een gemeenschappelijke tuin aan te leggen."],
+           ["De visser herstelde zijn netten terwijl de kinderen de boten naar de baai zagen terugkeren."]),
+}
 NOISE_SNR_DB = 16.0
 MUSIC_SNR_DB = 10.0
-EDGE_THRESHOLD = 0.01  # of the clip's peak: sound onset/offset next to a pause
-PAUSE_PUNCTUATION = re.compile(r"[,.;:!?]")
 
 # Per-clip targets of issue 14 ("Done means"): mean boundary error and share within 50 ms.
 TARGETS = {"gapped": (0.010, None), "clean": (0.030, 0.85), "noise": (0.045, None), "music": (0.050, None)}
@@ -111,20 +132,6 @@ SILENCE_TOLERANCE_S = 0.02
 
 def log(*parts):
     print(*parts, file=sys.stderr, flush=True)
-
-
-def read_wav(path):
-    with wave.open(str(path)) as w:
-        assert w.getsampwidth() == 2 and w.getnchannels() == 1, path
-        return w.getframerate(), array("h", w.readframes(w.getnframes()))
-
-
-def write_wav(path, samples, rate=SR):
-    with wave.open(str(path), "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(rate)
-        w.writeframes(samples.tobytes())
 
 
 def resample_16k(src, dst):
@@ -178,141 +185,13 @@ def make_gapped(out_dir, seeds, n_sentences):
                 write_wav(wav, audio)
                 txt = out_dir / f"{name}.txt"
                 txt.write_text(sentence + "\n")
-                clips.append({"name": name, "group": "gapped", "set": "tuning", "voice": f"espeak {voice}",
+                clips.append({"name": name, "group": "gapped", "set": "tuning", "voice": f"espeak {voice}", "lang": "en",
                               "wav": str(wav), "text": str(txt), "duration_s": len(audio) / SR, "truth": truth})
     return clips
 
 
 # --------------------------------------------------------------------------------------------
 # Continuous fixtures
-
-
-class EspeakEvent(ctypes.Structure):
-    # espeak_EVENT of speak_lib.h (espeak-ng 1.51)
-    _fields_ = [
-        ("type", ctypes.c_int),
-        ("unique_identifier", ctypes.c_uint),
-        ("text_position", ctypes.c_int),  # 1-based character offset of the word in the text
-        ("length", ctypes.c_int),  # the word's length in characters
-        ("audio_position", ctypes.c_int),  # ms
-        ("sample", ctypes.c_int),  # the event's position in the output stream, in samples
-        ("user_data", ctypes.c_void_p),
-        ("id", ctypes.c_char * 8),
-    ]
-
-
-ESPEAK_EVENT_LIST_TERMINATED, ESPEAK_EVENT_WORD, ESPEAK_EVENT_PHONEME = 0, 1, 7
-AUDIO_OUTPUT_SYNCHRONOUS = 2
-ESPEAK_INITIALIZE_PHONEME_EVENTS, ESPEAK_INITIALIZE_DONT_EXIT = 0x0001, 0x8000
-POS_CHARACTER, ESPEAK_CHARS_UTF8, ESPEAK_ENDPAUSE = 1, 1, 0x1000
-SynthCallback = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int,
-                                 ctypes.POINTER(EspeakEvent))
-
-
-class Espeak:
-    """libespeak-ng in synchronous mode: text in, (rate, samples, word events) out."""
-
-    def __init__(self):
-        self.lib = ctypes.CDLL("libespeak-ng.so.1")
-        self.rate = self.lib.espeak_Initialize(
-            AUDIO_OUTPUT_SYNCHRONOUS, 0, None, ESPEAK_INITIALIZE_PHONEME_EVENTS | ESPEAK_INITIALIZE_DONT_EXIT)
-        if self.rate <= 0:
-            raise RuntimeError("espeak_Initialize failed")
-        self.samples, self.events = array("h"), []
-
-        def collect(wav, n, events):
-            if wav and n > 0:
-                self.samples.extend(wav[:n])
-            i = 0
-            while events[i].type != ESPEAK_EVENT_LIST_TERMINATED:
-                e = events[i]
-                if e.type in (ESPEAK_EVENT_WORD, ESPEAK_EVENT_PHONEME):
-                    name = bytes(e.id).split(b"\0")[0].decode() if e.type == ESPEAK_EVENT_PHONEME else ""
-                    self.events.append((e.type, e.text_position, e.length, e.sample, name))
-                i += 1
-            return 0
-
-        self.callback = SynthCallback(collect)  # kept alive as long as the library may call it
-        self.lib.espeak_SetSynthCallback(self.callback)
-
-    # espeak_SetVoiceByName matches voice names and files, not the languages the command line's
-    # -v also accepts: en-gb is the file gmw/en.
-    API_NAMES = {"en-us": "gmw/en-US", "en-gb+f3": "gmw/en+f3"}
-
-    def synth(self, voice, text):
-        if self.lib.espeak_SetVoiceByName(self.API_NAMES.get(voice, voice).encode()) != 0:
-            raise RuntimeError(f"espeak-ng has no voice {voice}")
-        self.samples, self.events = array("h"), []
-        data = text.encode()
-        rc = self.lib.espeak_Synth(ctypes.c_char_p(data), len(data) + 1, 0, POS_CHARACTER, 0,
-                                   ESPEAK_CHARS_UTF8 | ESPEAK_ENDPAUSE, None, None)
-        if rc != 0:
-            raise RuntimeError(f"espeak_Synth failed ({rc})")
-        return self.rate, self.samples, self.events
-
-
-def sound_onset(samples, lo, hi, threshold):
-    for i in range(lo, hi):
-        if abs(samples[i]) >= threshold:
-            return i
-    return lo
-
-
-def sound_offset(samples, lo, hi, threshold):
-    for i in range(hi - 1, lo - 1, -1):
-        if abs(samples[i]) >= threshold:
-            return i + 1
-    return hi
-
-
-def spans_with_pause_edges(samples, rate, words, pause_before, pause_after):
-    """Words as (start, end) sample spans; edges next to a pause move onto the sound.
-
-    Returns the timed words and how far each moved edge went (s, signed: + means later)."""
-    threshold = EDGE_THRESHOLD * max(max(samples), -min(samples))
-    timed, moves = [], []
-    for i, (word, start, end) in enumerate(words):
-        new_start, new_end = start, end
-        if pause_before[i]:
-            new_start = sound_onset(samples, start, end, threshold)
-            moves.append(("start", (new_start - start) / rate))
-        if pause_after[i]:
-            new_end = sound_offset(samples, new_start, end, threshold)
-            moves.append(("end", (new_end - end) / rate))
-        timed.append({"word": word, "start": new_start / rate, "end": new_end / rate})
-    return timed, moves
-
-
-def espeak_sentence(espeak, voice, text, raw_wav):
-    rate, samples, events = espeak.synth(voice, text)
-    word_events = [e for e in events if e[0] == ESPEAK_EVENT_WORD]
-    phonemes = [e for e in events if e[0] == ESPEAK_EVENT_PHONEME]
-    words, pause_before, pause_after, lead, synth_edges = [], [], [], [], []
-    for k, (_, pos, length, sample, _) in enumerate(word_events):
-        word = text[pos - 1:pos - 1 + length]
-        end = word_events[k + 1][3] if k + 1 < len(word_events) else len(samples)
-        between = text[pos - 1 + length:word_events[k + 1][1] - 1] if k + 1 < len(word_events) else "."
-        words.append((word, sample, end))
-        pause_before.append(k == 0 or pause_after[-1])
-        pause_after.append(bool(PAUSE_PUNCTUATION.search(between)))
-        own = [p for p in phonemes if sample <= p[3] < end]
-        first = next((p[3] for p in own if not p[4].startswith("_")), sample)
-        pause = next((p[3] for p in own if p[4].startswith("_") and p[3] > first), end)
-        # The WORD event comes before the first PHONEME event by a stop's closure, or (after a
-        # pause) by the silence espeak-ng puts before a phoneme.
-        lead.append((first - sample) / rate)
-        synth_edges.append((first, pause))
-    timed, moves = spans_with_pause_edges(samples, rate, words, pause_before, pause_after)
-    # The pause-side edges espeak-ng itself gives (the word's first phoneme event, the pause
-    # phoneme's event) against the sound's onset and offset.
-    check = []
-    for k, w in enumerate(timed):
-        if pause_before[k]:
-            check.append(("start", w["start"] - synth_edges[k][0] / rate))
-        if pause_after[k]:
-            check.append(("end", w["end"] - synth_edges[k][1] / rate))
-    write_wav(raw_wav, samples, rate)
-    return timed, {"moves": check, "event_lead": lead}
 
 
 def festival_sentence(voice, text, raw_wav):
@@ -414,13 +293,26 @@ def mix(clean, truth, bed, offset, snr_db):
     return array("h", (max(-32768, min(32767, round(s + gain * x))) for s, x in zip(clean, piece)))
 
 
-def make_continuous(out_dir, conditions):
+def continuous_sources(languages):
+    """(language, voice label, engine, voice, {set: sentences}) of every continuous voice."""
+    if not languages:
+        sets = {"tuning": TUNING_SENTENCES, "held-out": HELD_OUT_SENTENCES}
+        return [("en", label, engine, voice, sets) for label, engine, voice in CONTINUOUS_VOICES]
+    sources = []
+    for lang in languages:
+        tuning, held_out = LANGUAGE_SENTENCES[lang]
+        for voice in (lang, f"{lang}+f3"):
+            sources.append((lang, f"espeak {voice}", "espeak", voice, {"tuning": tuning, "held-out": held_out}))
+    return sources
+
+
+def make_continuous(out_dir, conditions, languages=()):
     out_dir.mkdir(parents=True, exist_ok=True)
     clips, report = [], {}
     espeak = None
     beds = {}
-    for label, engine, voice in CONTINUOUS_VOICES:
-        for set_name, sentences in (("tuning", TUNING_SENTENCES), ("held-out", HELD_OUT_SENTENCES)):
+    for lang, label, engine, voice, sets in continuous_sources(languages):
+        for set_name, sentences in sets.items():
             for s_index, sentence in enumerate(sentences):
                 base = f"{label.replace(' ', '-').replace('+', '_')}-{set_name}{s_index}"
                 clean_wav, truth_json = out_dir / f"clean-{base}.wav", out_dir / f"clean-{base}.json"
@@ -450,6 +342,7 @@ def make_continuous(out_dir, conditions):
                         snr = NOISE_SNR_DB if condition == "noise" else MUSIC_SNR_DB
                         write_wav(wav, mix(clean, truth, beds[condition], offset, snr))
                     clips.append({"name": f"{condition}-{base}", "group": condition, "set": set_name, "voice": label,
+                                  "lang": lang,
                                   "wav": str(wav), "text": str(txt), "duration_s": len(clean) / SR, "truth": truth})
     return clips, report
 
@@ -738,28 +631,33 @@ def print_report(clips, engines, groups):
     scores = {name: {c["name"]: score_clip(c, res[c["name"]]) for c in clips} for name, res in ran.items()}
 
     rows = {}
-    for group in groups:
-        for set_name in ("tuning", "held-out"):
-            subset = [c for c in clips if c["group"] == group and c["set"] == set_name]
-            if not subset:
-                continue
-            print(group_title(group, set_name, subset))
-            print(HEADER)
-            print("-" * len(HEADER))
-            for name in ran:
-                r = aggregate(subset, scores[name])
-                rows[f"{group}/{set_name}/{name}"] = r
-                print_row(name, r)
-            for name in ran:
-                r = rows[f"{group}/{set_name}/{name}"]
-                print(f"  {name}: {r['scored']} words scored; worst boundary: {r['worst']}")
+    languages = sorted({c.get("lang", "en") for c in clips})
+    for lang in languages:
+        # English rows keep their names; another language's rows start with its code.
+        prefix = "" if lang == "en" else f"{lang}/"
+        for group in groups:
+            for set_name in ("tuning", "held-out"):
+                subset = [c for c in clips
+                          if c["group"] == group and c["set"] == set_name and c.get("lang", "en") == lang]
+                if not subset:
+                    continue
+                print(group_title(group, set_name, subset) + ("" if lang == "en" else f" | language {lang}"))
+                print(HEADER)
+                print("-" * len(HEADER))
+                for name in ran:
+                    r = aggregate(subset, scores[name])
+                    rows[f"{prefix}{group}/{set_name}/{name}"] = r
+                    print_row(name, r)
+                for name in ran:
+                    r = rows[f"{prefix}{group}/{set_name}/{name}"]
+                    print(f"  {name}: {r['scored']} words scored; worst boundary: {r['worst']}")
 
     clean = [c for c in clips if c["group"] == "clean"]
     if clean:
         print("\n== continuous, clean, per voice (tuning and held-out together)")
         print(f"{'voice':<18} {'engine':<34} {'WER':>6} {'mean s':>7} {'median':>7} {'max s':>6} {'<=50ms':>7} "
               f"{'on target':>9}")
-        for label, _, _ in CONTINUOUS_VOICES:
+        for label in dict.fromkeys(c["voice"] for c in clean):
             subset = [c for c in clean if c["voice"] == label]
             for name in ran:
                 r = aggregate(subset, scores[name])
@@ -781,6 +679,9 @@ def main():
     parser.add_argument("--compute-type", default="int8", help="faster-whisper's: int8 (default), float32, ...")
     parser.add_argument("--groups", default="gapped,clean,noise,music",
                         help="comma-separated subset of gapped,clean,noise,music")
+    parser.add_argument("--languages", default="",
+                        help="continuous clips in these languages (espeak-ng, two voices each) instead of English: "
+                             "a comma-separated subset of " + ",".join(LANGUAGE_SENTENCES) + "; needs a multilingual model")
     parser.add_argument("--fixtures", default=str(CACHE / f"bench-fixtures-v{FIXTURE_VERSION}"))
     parser.add_argument("--skip-faster-whisper", action="store_true")
     parser.add_argument("--skip-align", action="store_true", help="do not try the `ours align` engine")
@@ -794,6 +695,12 @@ def main():
     args = parser.parse_args()
 
     groups = [g for g in args.groups.split(",") if g]
+    languages = [lang for lang in args.languages.split(",") if lang]
+    unknown = [lang for lang in languages if lang not in LANGUAGE_SENTENCES]
+    if unknown:
+        parser.error(f"--languages: no sentences for {', '.join(unknown)} (known: {', '.join(LANGUAGE_SENTENCES)})")
+    if languages and "gapped" in groups:
+        groups.remove("gapped")
     fixtures = Path(args.fixtures)
     clips = []
     if "gapped" in groups:
@@ -801,7 +708,7 @@ def main():
     conditions = [g for g in ("clean", "noise", "music") if g in groups]
     report = {}
     if conditions:
-        continuous, report = make_continuous(fixtures / "continuous", conditions)
+        continuous, report = make_continuous(fixtures / "continuous", conditions, languages)
         clips += continuous
     total_s = sum(c["duration_s"] for c in clips)
     voices = sorted({c["voice"] for c in clips})
@@ -815,7 +722,7 @@ def main():
         print_fixture_report(report)
 
     runs = {}
-    ours = lambda clip, **kw: ours_on(args.binary, clip, args.model, "en", args.threads, **kw)  # noqa: E731
+    ours = lambda clip, **kw: ours_on(args.binary, clip, args.model, clip["lang"], args.threads, **kw)  # noqa: E731
     runs["ours (transcribe_file)"] = ours
     if args.whole_window:
         runs["ours --whole-window"] = lambda clip: ours(clip, extra=["--whole-window"])
@@ -826,7 +733,7 @@ def main():
         runs["ours align (--text SRT of the truth)"] = lambda clip: ours(clip, with_text="srt")
     if not args.skip_faster_whisper:
         fw = FasterWhisper(args.model, args.threads, args.compute_type)
-        runs[f"faster-whisper ({args.compute_type})"] = lambda clip: fw.on(clip, "en", args.beam)
+        runs[f"faster-whisper ({args.compute_type})"] = lambda clip: fw.on(clip, clip["lang"], args.beam)
     log(f"{', '.join(runs)}, interleaved clip by clip ...")
     engines = run_interleaved(clips, runs)
     ran, rows = print_report(clips, engines, groups)

@@ -1,7 +1,7 @@
-//! Run with `cargo run -p caption-align --release --example align_wav -- FILE.wav "the words"`.
+//! Run with `cargo run -p caption-align --release --example align_wav -- FILE.wav "the words" [LANG]`.
 //!
-//! Aligns the words onto a 16 kHz mono 16-bit WAV file and prints one line per word:
-//! `start_s end_s word`.
+//! Aligns the words (English, or in the language LANG: `es`, `fr`, `de`, ...) onto a 16 kHz
+//! mono 16-bit WAV file and prints one line per word: `start_s end_s word`.
 
 #![allow(
     clippy::print_stdout,
@@ -43,15 +43,19 @@ fn read_wav(bytes: &[u8]) -> anyhow::Result<Vec<f32>> {
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
-    let usage = "usage: align_wav FILE.wav \"the words\"";
+    let usage = "usage: align_wav FILE.wav \"the words\" [LANG]";
     let file = args.next().context(usage)?;
     let text = args.next().context(usage)?;
+    let language = args.next().unwrap_or_else(|| "en".to_owned());
     let samples = read_wav(&std::fs::read(&file).with_context(|| format!("reading {file}"))?)?;
     let load = Instant::now();
     let aligner = Aligner::open_installed()?;
     let load_s = load.elapsed().as_secs_f64();
     let words: Vec<&str> = text.split_whitespace().collect();
     let started = Instant::now();
+    let Some(aligner) = aligner.language(&language) else {
+        bail!("no alignment for the language {language:?}");
+    };
     let spans = aligner.align(&samples, &words)?;
     let align_s = started.elapsed().as_secs_f64();
     for (word, span) in words.iter().zip(&spans) {

@@ -46,10 +46,20 @@ pub enum Error {
 
     /// A word is in neither the dictionary nor within reach of the grapheme-to-phoneme
     /// network (or that network is not installed).
-    #[error("no pronunciation for {word:?}: not in the dictionary, and the g2p network gave none")]
+    #[error(
+        "no pronunciation for {word:?}: not in the dictionary, and the g2p network (or espeak-ng) gave none"
+    )]
     Unpronounceable {
         /// The word as given.
         word: String,
+    },
+
+    /// espeak-ng, which says the words of languages other than English, cannot start or has no
+    /// voice for the language.
+    #[error("espeak-ng: {detail}")]
+    Phonemizer {
+        /// What went wrong.
+        detail: String,
     },
 
     /// Every word given is punctuation or a symbol with no spoken form.
@@ -88,6 +98,7 @@ impl Error {
             | Self::Model { .. }
             | Self::NoModelsDir
             | Self::Decoder { .. }
+            | Self::Phonemizer { .. }
             | Self::TooShort { .. } => ErrorCode::Internal,
         }
     }

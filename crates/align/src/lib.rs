@@ -1,8 +1,10 @@
 //! Forced alignment: where each of a known sequence of words is spoken.
 //!
-//! Whisper decides what was said; this crate decides where. Words are turned into phones (the
-//! CMU pronouncing dictionary, a grapheme-to-phoneme network for words it lacks, and spoken
-//! forms for numbers and symbols) and aligned onto the audio with PocketSphinx's acoustic model.
+//! Whisper decides what was said; this crate decides where. Words are turned into phones and
+//! aligned onto the audio with PocketSphinx's acoustic model. English words are said by the CMU
+//! pronouncing dictionary, a grapheme-to-phoneme network for words it lacks, and spoken forms
+//! for numbers and symbols; the words of other languages by espeak-ng, each of its phones said
+//! as the nearest English one ([`Aligner::language`]).
 //!
 //! ```
 //! use caption_align::Aligner;
@@ -32,12 +34,17 @@
 mod aligner;
 mod decoder;
 mod error;
+mod espeak;
 mod g2p;
+mod ipa;
 mod models;
+mod pronounce;
 mod spoken;
 mod sys;
 
-pub use aligner::{Aligner, AlignerModels, MAYBE_PAUSE, PAUSE, SAMPLE_RATE_HZ, Session, Span};
+pub use aligner::{
+    Aligner, AlignerModels, LanguageAligner, MAYBE_PAUSE, PAUSE, SAMPLE_RATE_HZ, Session, Span,
+};
 pub use error::{Error, Result};
 pub use g2p::G2p;
 pub use spoken::spoken_words;

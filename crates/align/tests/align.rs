@@ -6,28 +6,14 @@
 
 use std::path::Path;
 
-use caption_align::{Aligner, Span};
+mod support;
+
+use caption_align::Aligner;
 use caption_testkit::speech::{TimedWord, festival_sentence, read_wav_16k};
+use support::{boundary_errors, to_f32};
 
 fn aligner() -> Aligner {
     Aligner::open_installed().expect("the aligner's models are installed by make setup")
-}
-
-fn to_f32(samples: &[i16]) -> Vec<f32> {
-    samples.iter().map(|&s| f32::from(s) / 32768.0).collect()
-}
-
-/// Mean error and share within 50 ms over every start and end.
-fn boundary_errors(truth: &[TimedWord], spans: &[Span]) -> (f64, f64) {
-    assert_eq!(truth.len(), spans.len());
-    let errors: Vec<f64> = truth
-        .iter()
-        .zip(spans)
-        .flat_map(|(t, s)| [(t.start_s - s.start_s).abs(), (t.end_s - s.end_s).abs()])
-        .collect();
-    let mean = errors.iter().sum::<f64>() / errors.len() as f64;
-    let within = errors.iter().filter(|e| **e <= 0.05).count() as f64 / errors.len() as f64;
-    (mean, within)
 }
 
 fn festival(text: &str, voice: &str, dir: &Path) -> (Vec<f32>, Vec<TimedWord>) {

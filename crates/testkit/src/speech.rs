@@ -8,6 +8,9 @@
 //! clip's first start and last end) is the sound's onset or offset, the first or last sample of
 //! the word's span that reaches 1 % of the clip's peak.
 //!
+//! [`espeak_sentence`] does the same with espeak-ng in any of its languages, through the
+//! repository's `scripts/espeak_words.py`, which the bench's continuous clips also come from.
+//!
 //! [`mix_pink_noise`] adds deterministic pink noise at a given SNR.
 
 use std::path::{Path, PathBuf};
@@ -92,6 +95,17 @@ pub fn festival_sentence(
         .arg(text)
         .output()
         .context("running festival (Debian package festival; run `make setup`)")?;
+    festival_words(&out, &raw, voice, wav_out)
+}
+
+/// The words a Festival script printed (`word<TAB>start<TAB>end` lines, anything else being
+/// Festival's own), with the audio it wrote to `raw` resampled to `wav_out`.
+fn festival_words(
+    out: &std::process::Output,
+    raw: &Path,
+    voice: &str,
+    wav_out: &Path,
+) -> anyhow::Result<Vec<TimedWord>> {
     let stdout = String::from_utf8_lossy(&out.stdout);
     ensure!(
         out.status.success() && raw.is_file(),
@@ -116,9 +130,142 @@ pub fn festival_sentence(
         !spans.is_empty(),
         "festival printed no words for voice {voice} (is the voice installed?): {stdout}"
     );
-    resample_16k(&raw, wav_out)?;
+    resample_16k(raw, wav_out)?;
     let samples = read_wav_16k(wav_out)?;
     Ok(snap_pause_edges(&samples, &spans))
+}
+
+/// Sings `score` with a Festival diphone `voice` (`kal` or `kdl`) through the repository's
+/// `scripts/festival-sing.scm` (Festival's singing mode), writes it to `wav_out` (16 kHz mono
+/// 16-bit) and returns each sung word's time span, by the rule of [`festival_sentence`]: a
+/// word ends where the next begins, and an edge next to a rest is the sound's onset or offset.
+///
+/// The score has a line a word, `WORD PITCHES SECONDS` (`day D3 0.6`; syllables apart by
+/// commas, `C3,B2 0.3,0.9`; notes slurred onto one syllable by `+`), and `rest SECONDS`.
+pub fn festival_song(score: &str, voice: &str, wav_out: &Path) -> anyhow::Result<Vec<TimedWord>> {
+    let dir = tempfile::tempdir()?;
+    let raw = dir.path().join("song.wav");
+    let score_file = dir.path().join("song.txt");
+    std::fs::write(&score_file, score)?;
+    let out = Command::new("festival")
+        .arg("--script")
+        .arg(festival_script().with_file_name("festival-sing.scm"))
+        .arg(festival_voice(voice))
+        .arg(&raw)
+        .arg(&score_file)
+        .output()
+        .context("running festival (Debian package festival; run `make setup`)")?;
+    festival_words(&out, &raw, voice, wav_out)
+}
+
+/// Mixes a music bed under the speech or singing of `wav_in` (16 kHz mono 16-bit), `snr_db`
+/// under it (speech power measured where it sounds), into `wav_out`. The bed is the same each
+/// time: a chord of three notes that changes every two seconds, a bass note, a kick drum on
+/// every beat (120 a minute) and a hi-hat between, so that it is never silent.
+pub fn mix_music_bed(wav_in: &Path, wav_out: &Path, snr_db: f64) -> anyhow::Result<()> {
+    let clean = read_wav_16k(wav_in)?;
+    ensure!(!clean.is_empty(), "{} holds no samples", wav_in.display());
+    let bed = music_bed(clean.len());
+    let bed_power = bed.iter().map(|x| x * x).sum::<f64>() / bed.len() as f64;
+    let gain = (speech_power(&clean) / (bed_power * 10f64.powf(snr_db / 10.0))).sqrt();
+    let mixed: Vec<i16> = clean
+        .iter()
+        .zip(&bed)
+        .map(|(s, x)| {
+            // In range after the clamp, so the cast cannot wrap.
+            (f64::from(*s) + gain * x)
+                .round()
+                .clamp(f64::from(i16::MIN), f64::from(i16::MAX)) as i16
+        })
+        .collect();
+    write_wav_16k(wav_out, &mixed)
+}
+
+/// `len` samples of the bed [`mix_music_bed`] describes, at 16 kHz, peak about 1.
+fn music_bed(len: usize) -> Vec<f64> {
+    use std::f64::consts::TAU;
+    let rate = f64::from(SAMPLE_RATE);
+    // Chords of A minor, F major, C major and G major (Hz), and their bass notes.
+    const CHORDS: [[f64; 3]; 4] = [
+        [220.0, 261.63, 329.63],
+        [174.61, 220.0, 261.63],
+        [261.63, 329.63, 392.0],
+        [196.0, 246.94, 293.66],
+    ];
+    const BASS: [f64; 4] = [110.0, 87.31, 130.81, 98.0];
+    let noise = pink_noise(len, 7);
+    (0..len)
+        .map(|i| {
+            let t = i as f64 / rate;
+            let bar = (t / 2.0) as usize % CHORDS.len();
+            let chord: f64 = CHORDS[bar].iter().map(|f| (TAU * f * t).sin()).sum::<f64>() / 3.0;
+            let bass = (TAU * BASS[bar] * t).sin();
+            let beat_t = t % 0.5;
+            let kick = (TAU * 55.0 * beat_t).sin() * (-beat_t * 25.0).exp();
+            let off_t = (t + 0.25) % 0.5;
+            let hat = noise[i] * (-off_t * 60.0).exp();
+            0.35 * chord + 0.25 * bass + 0.5 * kick + 0.3 * hat
+        })
+        .collect()
+}
+
+/// The repository's `scripts/espeak_words.py`, found as [`festival_script`] is.
+fn espeak_script() -> PathBuf {
+    festival_script().with_file_name("espeak_words.py")
+}
+
+/// Speaks `text` with an espeak-ng `voice` (any language it has: `es`, `fr+f3`, `de`, `en-us`)
+/// through the repository's `scripts/espeak_words.py` (libespeak-ng's word events, the rule
+/// the bench's continuous clips follow: a word ends where the next begins, and an edge next to
+/// a pause is the sound's onset or offset), writes it to `wav_out` (16 kHz mono 16-bit) and
+/// returns each word's time span. Words are as written in `text`, without punctuation.
+///
+/// ```
+/// use caption_testkit::speech::espeak_sentence;
+///
+/// let dir = tempfile::tempdir()?;
+/// let wav = dir.path().join("speech.wav");
+/// let words = espeak_sentence("Hola, mundo.", "es", &wav)?;
+/// let spoken: Vec<&str> = words.iter().map(|w| w.word.as_str()).collect();
+/// assert_eq!(spoken, ["Hola", "mundo"]);
+/// assert!(words[0].end_s < words[1].start_s, "a pause at the comma");
+/// # Ok::<(), anyhow::Error>(())
+/// ```
+pub fn espeak_sentence(text: &str, voice: &str, wav_out: &Path) -> anyhow::Result<Vec<TimedWord>> {
+    let dir = tempfile::tempdir()?;
+    let raw = dir.path().join("espeak.wav");
+    let out = Command::new("python3")
+        .arg(espeak_script())
+        .arg(voice)
+        .arg(&raw)
+        .arg(text)
+        .output()
+        .context("running python3 scripts/espeak_words.py (espeak-ng; run `make setup`)")?;
+    ensure!(
+        out.status.success() && raw.is_file(),
+        "espeak_words.py failed for voice {voice}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .context("reading the word times espeak_words.py printed")?;
+    let mut words = Vec::new();
+    for word in printed["truth"].as_array().into_iter().flatten() {
+        let (Some(text), Some(start_s), Some(end_s)) = (
+            word["word"].as_str(),
+            word["start"].as_f64(),
+            word["end"].as_f64(),
+        ) else {
+            bail!("a word espeak_words.py printed lacks a field: {word}");
+        };
+        words.push(TimedWord {
+            word: text.to_owned(),
+            start_s,
+            end_s,
+        });
+    }
+    ensure!(!words.is_empty(), "espeak-ng said no words in {voice}");
+    resample_16k(&raw, wav_out)?;
+    Ok(words)
 }
 
 /// Edges next to a pause (a gap between two words' segments, or the clip's ends) move onto the
