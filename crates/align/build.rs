@@ -107,4 +107,6 @@ fn build(root: &Path) {
     println!("cargo:rustc-link-lib=m");
     // The phones of languages other than English (src/espeak.rs): Debian's libespeak-ng-dev.
     println!("cargo:rustc-link-lib=espeak-ng");
+    // Japanese pronunciations (src/japanese.rs): Debian's libmecab-dev.
+    println!("cargo:rustc-link-lib=mecab");
 }

@@ -7,7 +7,7 @@ use crate::decoder::{Decoder, FRAMES_PER_S};
 use crate::error::{Error, Result};
 use crate::g2p::G2p;
 use crate::models::models_dir;
-use crate::pronounce::{English, Espeak, Mandarin, Pronounce, espeak_voice};
+use crate::pronounce::{English, Espeak, Japanese, Mandarin, Pronounce, espeak_voice};
 
 /// Sample rate of the audio [`Aligner::align`] takes.
 pub const SAMPLE_RATE_HZ: u32 = 16_000;
@@ -158,16 +158,18 @@ impl Aligner {
 
     /// The aligner for words of `language` (whisper's code: `en`, `es`, `de`, `zh`, ...), or
     /// `None` when it cannot align that language: espeak-ng has no voice for it, or its script
-    /// is written without spaces and espeak-ng cannot read it by the character (Japanese
-    /// kanji, Thai, ...).
+    /// is written without spaces and has no reading here by the character (Thai, Lao, Khmer,
+    /// Burmese, Tibetan, Cantonese).
     ///
     /// English words are said by the CMU dictionary (and a g2p network for the words it
     /// lacks); another language's by espeak-ng, each phone said as the nearest English one;
-    /// Mandarin's by the pinyin of each hanzi, said the same way.
+    /// Mandarin's by the pinyin of each hanzi, and Japanese by MeCab's katakana
+    /// pronunciation, said the same way.
     pub fn language(&self, language: &str) -> Option<LanguageAligner<'_>> {
         let speech = match language {
             "en" => Speech::English,
             "zh" => Speech::Mandarin,
+            "ja" => Speech::Japanese,
             other => Speech::Espeak(espeak_voice(other)?),
         };
         Some(LanguageAligner {
@@ -406,6 +408,8 @@ enum Speech {
     Espeak(&'static str),
     /// Pinyin, said by espeak-ng's pinyin voice, its phones said as English ones.
     Mandarin,
+    /// MeCab's katakana, said by espeak-ng's Japanese voice, its phones said as English ones.
+    Japanese,
 }
 
 impl Speech {
@@ -416,6 +420,7 @@ impl Speech {
             }),
             Self::Espeak(voice) => Box::new(Espeak { voice }),
             Self::Mandarin => Box::new(Mandarin),
+            Self::Japanese => Box::new(Japanese),
         }
     }
 }

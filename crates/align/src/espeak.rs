@@ -132,7 +132,7 @@ pub(crate) fn ipa_phones(voice: &str, word: &str) -> Result<Vec<String>> {
             CStr::from_ptr(out).to_string_lossy().into_owned()
         };
         phones.extend(
-            clause
+            without_language_switches(&clause)
                 .split([PHONE_SEPARATOR, ' '])
                 .map(str::trim)
                 .filter(|p| !p.is_empty())
@@ -143,9 +143,36 @@ pub(crate) fn ipa_phones(voice: &str, word: &str) -> Result<Vec<String>> {
     Ok(phones)
 }
 
+/// `phones` without espeak-ng's marks of a switch to another language's voice ("(en)", "(ja)"),
+/// which it puts around a word it reads in another language (Latin letters in Japanese text).
+fn without_language_switches(phones: &str) -> String {
+    let mut out = String::with_capacity(phones.len());
+    let mut rest = phones;
+    while let Some(open) = rest.find('(') {
+        out.push_str(&rest[..open]);
+        match rest[open..].find(')') {
+            Some(close) => rest = &rest[open + close + 1..],
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn language_switch_marks_are_no_phones() {
+        assert_eq!(
+            without_language_switches("(en)_e_b_i_(ja)_k_a"),
+            "_e_b_i__k_a"
+        );
+        assert_eq!(without_language_switches("k_a"), "k_a");
+    }
 
     #[test]
     fn words_come_out_as_ipa_phones_in_each_language() -> Result<()> {

@@ -37,6 +37,7 @@ mod error;
 mod espeak;
 mod g2p;
 mod ipa;
+mod japanese;
 mod models;
 mod pronounce;
 mod spoken;

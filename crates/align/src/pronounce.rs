@@ -5,7 +5,7 @@ use crate::decoder::Decoder;
 use crate::error::{Error, Result};
 use crate::g2p::G2p;
 use crate::spoken::spoken_words;
-use crate::{espeak, ipa};
+use crate::{espeak, ipa, japanese};
 
 /// Says written tokens in the acoustic model's phones.
 pub(crate) trait Pronounce {
@@ -154,10 +154,40 @@ fn mandarin_ipa(phone: &str) -> String {
     out
 }
 
-/// Whisper's languages written without spaces between words that espeak-ng cannot read by the
-/// character: its Japanese reads kana only (a kanji is "Chinese letter"), and Thai, Lao, Khmer,
-/// Burmese, Tibetan and Cantonese have no reading of theirs here.
-const UNSPACED: [&str; 7] = ["ja", "th", "lo", "km", "my", "bo", "yue"];
+/// Japanese: MeCab's pronunciation of the token in katakana (kanji read in context: "今日" is
+/// "キョー"), said by espeak-ng's Japanese voice, each phone said as the nearest English one.
+/// A token is one dictionary word, named `ja:` and the token.
+pub(crate) struct Japanese;
+
+impl Pronounce for Japanese {
+    fn pronounce(&self, decoder: &mut Decoder, token: &str) -> Result<Vec<(String, usize)>> {
+        let written: String = token.chars().filter(|c| c.is_alphanumeric()).collect();
+        if written.is_empty() {
+            return Ok(Vec::new());
+        }
+        let name = format!("ja:{written}");
+        if let Some(phones) = decoder.phones(&name) {
+            return Ok(vec![(name, phones.len())]);
+        }
+        let said = japanese::pronunciation(&written)?;
+        let mut phones: Vec<&str> = Vec::new();
+        for ipa_phone in espeak::ipa_phones("ja", &said)? {
+            let Some(english) = ipa::english_phones("ja", &ipa_phone) else {
+                return Err(Error::Unpronounceable { word: name });
+            };
+            phones.extend(english);
+        }
+        if phones.is_empty() {
+            return Ok(Vec::new());
+        }
+        decoder.add_word(&name, &phones.join(" "))?;
+        Ok(vec![(name, phones.len())])
+    }
+}
+
+/// Whisper's languages written without spaces between words that have no reading here by the
+/// character: Thai, Lao, Khmer, Burmese, Tibetan and Cantonese.
+const UNSPACED: [&str; 6] = ["th", "lo", "km", "my", "bo", "yue"];
 
 /// espeak-ng's voice for whisper's language code `language`, when it has one and the language
 /// is written with spaces.
@@ -215,8 +245,8 @@ mod tests {
 
     #[test]
     fn languages_written_without_spaces_have_no_espeak_voice_here() {
-        assert_eq!(espeak_voice("ja"), None);
         assert_eq!(espeak_voice("th"), None);
+        assert_eq!(espeak_voice("yue"), None);
         assert_eq!(espeak_voice("es"), Some("es"));
         assert_eq!(espeak_voice("no"), Some("nb"));
         assert_eq!(espeak_voice("xx"), None);
