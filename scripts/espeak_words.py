@@ -24,7 +24,7 @@ import wave
 from array import array
 
 EDGE_THRESHOLD = 0.01  # of the clip's peak: sound onset/offset next to a pause
-PAUSE_PUNCTUATION = re.compile(r"[,.;:!?]")
+PAUSE_PUNCTUATION = re.compile(r"[,.;:!?、。，！？；：]")
 
 
 def read_wav(path):

@@ -330,21 +330,67 @@ fn place_on_anchors(
     }
 }
 
+/// The share of the words of `text` that whisper heard: matched to one of `heard` (whisper's
+/// words for the same audio, in time order). `1.0` for a text without words.
+pub(crate) fn heard_share(text: &str, heard: &[Word]) -> f64 {
+    let given: Vec<String> = text.split_whitespace().map(normalized).collect();
+    if given.is_empty() {
+        return 1.0;
+    }
+    let heard_norm: Vec<String> = heard.iter().map(|w| normalized(&w.word)).collect();
+    matches(&given, &heard_norm).len() as f64 / given.len() as f64
+}
+
+/// Whether `t_s` lies in one of `stretches` (in time order).
+fn in_stretches(stretches: &[Region], t_s: f64) -> bool {
+    let i = stretches.partition_point(|r| r.end_s < t_s);
+    stretches.get(i).is_some_and(|r| r.start_s <= t_s)
+}
+
 /// The words of `text`, placed by matching them to `heard` (whisper's words for the same
-/// audio, in time order) within `[0, total_s]`, whose `sound` regions are given.
-pub(crate) fn place_plain(text: &str, heard: &[Word], total_s: f64, sound: &[Region]) -> Vec<Word> {
+/// audio, in time order) within `[0, total_s]`, whose `sound` regions and `voiced` stretches
+/// (where someone speaks or sings, in order) are given. Words before the first word whisper
+/// heard reach back to where the voice begins, and words after the last one reach on to where
+/// it ends: whisper missing the last lines of a song had put them all in the two seconds
+/// after the last line it heard. Heard words outside the voiced stretches are not used.
+pub(crate) fn place_plain(
+    text: &str,
+    heard: &[Word],
+    total_s: f64,
+    sound: &[Region],
+    voiced: &[Region],
+) -> Vec<Word> {
     let tokens: Vec<&str> = text.split_whitespace().collect();
     let given: Vec<String> = tokens.iter().map(|t| normalized(t)).collect();
+    // A word whisper heard where nobody speaks or sings (in a song's instrumental break) is no
+    // anchor: it put "behind" four seconds early, in the music before its line.
+    let heard: Vec<&Word> = heard
+        .iter()
+        .filter(|w| voiced.is_empty() || in_stretches(voiced, (w.start + w.end) / 2.0))
+        .collect();
     let heard_norm: Vec<String> = heard.iter().map(|w| normalized(&w.word)).collect();
     let anchors: Vec<(usize, &Word)> = matches(&given, &heard_norm)
         .into_iter()
-        .map(|(g, h)| (g, &heard[h]))
+        .map(|(g, h)| (g, heard[h]))
         .collect();
     // Nothing matched: the text spans what was heard, or the whole input.
     let (lead_s, tail_s) = match (anchors.is_empty(), heard.first(), heard.last()) {
-        (false, _, _) => (None, None),
+        (false, _, _) => (
+            voiced.first().map(|v| v.start_s),
+            voiced.last().map(|v| v.end_s),
+        ),
         (true, Some(first), Some(last)) => (Some(first.start), Some(last.end)),
         (true, _, _) => (Some(0.0), Some(total_s)),
+    };
+    // Over music the sound is everywhere; the words whisper did not hear go where the voice is
+    // (one word between two lines of a song had been spread over the eight seconds of music
+    // between them).
+    let sound_in_voice;
+    let sound = if voiced.is_empty() {
+        sound
+    } else {
+        sound_in_voice = intersection(sound, voiced);
+        &sound_in_voice[..]
     };
     let bounds = Bounds {
         lead_s,
@@ -355,6 +401,25 @@ pub(crate) fn place_plain(text: &str, heard: &[Word], total_s: f64, sound: &[Reg
     };
     let mut out = Vec::with_capacity(tokens.len());
     place_on_anchors(&tokens, &anchors, &bounds, &mut out);
+    out
+}
+
+/// Where both `a` and `b` (each in time order, disjoint) have a region.
+fn intersection(a: &[Region], b: &[Region]) -> Vec<Region> {
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::new();
+    while i < a.len() && j < b.len() {
+        let start_s = a[i].start_s.max(b[j].start_s);
+        let end_s = a[i].end_s.min(b[j].end_s);
+        if end_s > start_s {
+            out.push(Region { start_s, end_s });
+        }
+        if a[i].end_s < b[j].end_s {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
     out
 }
 
@@ -421,6 +486,41 @@ pub(crate) fn place_cues(
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_sound_in_the_voice_is_where_both_are() {
+        let sound = [region(0.0, 2.0), region(3.0, 9.0)];
+        let voice = [region(1.0, 4.0), region(6.0, 7.0), region(8.5, 12.0)];
+        assert_eq!(
+            intersection(&sound, &voice),
+            vec![
+                region(1.0, 2.0),
+                region(3.0, 4.0),
+                region(6.0, 7.0),
+                region(8.5, 9.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn words_after_the_last_heard_reach_on_to_where_the_voice_ends() {
+        // Whisper heard the first two of six words; the voice goes on to 9 s.
+        let heard = [Word::new(1.0, 1.4, "sail"), Word::new(1.5, 2.0, "away")];
+        let sound = [region(1.0, 9.0)];
+        let voiced = [region(0.9, 9.0)];
+        let placed = place_plain(
+            "sail away I'm coming home now",
+            &heard,
+            10.0,
+            &sound,
+            &voiced,
+        );
+        assert_eq!(placed.len(), 6);
+        assert!(placed[5].end >= 8.9, "{placed:?}");
+        // Without a voice known, about a third of a second a word, as before.
+        let placed = place_plain("sail away I'm coming home now", &heard, 10.0, &sound, &[]);
+        assert!(placed[5].end < 4.0, "{placed:?}");
+    }
+
     fn region(start_s: f64, end_s: f64) -> Region {
         Region { start_s, end_s }
     }
@@ -432,7 +532,7 @@ mod tests {
     #[test]
     fn matched_words_take_heard_times_and_the_rest_share_the_gaps() {
         let heard = heard(&[("hello", 1.0, 1.4), ("word", 1.5, 1.9), ("again", 3.0, 3.5)]);
-        let placed = place_plain("Hello, world; said again!", &heard, 5.0, &[]);
+        let placed = place_plain("Hello, world; said again!", &heard, 5.0, &[], &[]);
         let texts: Vec<&str> = placed.iter().map(|w| w.punctuated_word.as_str()).collect();
         assert_eq!(texts, ["Hello,", "world;", "said", "again!"]);
         assert_eq!((placed[0].start, placed[0].end), (1.0, 1.4));
@@ -503,14 +603,14 @@ mod tests {
             region(3.5, 3.92),
         ];
         let heard = heard(&[("debate", 2.15, 2.581), ("agreed", 3.5, 3.92)]);
-        let placed = place_plain("debate they agreed", &heard, 5.0, &sound);
+        let placed = place_plain("debate they agreed", &heard, 5.0, &sound, &[]);
         assert_eq!((placed[1].start, placed[1].end), (2.99, 3.3));
         // Continuous speech: the sound runs on past the gap, which the word keeps, even where
         // the sound pauses inside the word.
-        let placed = place_plain("debate they agreed", &heard, 5.0, &[region(2.1, 3.95)]);
+        let placed = place_plain("debate they agreed", &heard, 5.0, &[region(2.1, 3.95)], &[]);
         assert_eq!((placed[1].start, placed[1].end), (2.581, 3.5));
         let closure = [region(2.1, 2.8), region(2.9, 3.95)];
-        let placed = place_plain("debate they agreed", &heard, 5.0, &closure);
+        let placed = place_plain("debate they agreed", &heard, 5.0, &closure, &[]);
         assert_eq!((placed[1].start, placed[1].end), (2.581, 3.5));
     }
 
@@ -524,7 +624,7 @@ mod tests {
             region(3.503, 3.925),
         ];
         let in_the_next = heard(&[("debate", 2.153, 2.581), ("agreed", 2.99, 3.925)]);
-        let placed = place_plain("debate they agreed", &in_the_next, 5.0, &sound);
+        let placed = place_plain("debate they agreed", &in_the_next, 5.0, &sound, &[]);
         let times: Vec<(f64, f64)> = placed.iter().map(|w| (w.start, w.end)).collect();
         // "debate" keeps its own (a 41 ms closure is no pause between words).
         assert_eq!(times, [(2.153, 2.581), (2.99, 3.303), (3.503, 3.925)]);
@@ -535,7 +635,7 @@ mod tests {
             region(2.99, 3.303),
             region(3.503, 3.925),
         ];
-        let placed = place_plain("debate they agreed", &in_the_previous, 5.0, &sound);
+        let placed = place_plain("debate they agreed", &in_the_previous, 5.0, &sound, &[]);
         let times: Vec<(f64, f64)> = placed.iter().map(|w| (w.start, w.end)).collect();
         assert_eq!(times, [(2.153, 2.581), (2.99, 3.303), (3.503, 3.925)]);
     }
@@ -556,7 +656,7 @@ mod tests {
         ];
         let heard = heard(&[("a", 1.323, 1.557), ("a", 5.771, 6.005)]);
         let text = "a long debate they agreed to fund a";
-        let placed = place_plain(text, &heard, 7.0, &sound);
+        let placed = place_plain(text, &heard, 7.0, &sound, &[]);
         let times: Vec<(&str, f64, f64)> = placed
             .iter()
             .map(|w| (w.word.as_str(), w.start, w.end))
@@ -573,13 +673,13 @@ mod tests {
             ]
         );
         // Fewer words than islands: spread over all of the sound.
-        let placed = place_plain("a long debate a", &heard, 7.0, &sound);
+        let placed = place_plain("a long debate a", &heard, 7.0, &sound, &[]);
         assert_eq!((placed[1].start, placed[2].end), (1.735, 5.429));
     }
 
     #[test]
     fn nothing_heard_spreads_over_the_whole_input() {
-        let placed = place_plain("one two", &[], 2.0, &[]);
+        let placed = place_plain("one two", &[], 2.0, &[], &[]);
         assert_eq!(placed.len(), 2);
         assert_eq!(placed[0].start, 0.0);
         assert!((placed[1].end - 2.0).abs() < 1e-9);
@@ -594,7 +694,7 @@ mod tests {
             .filter(|(i, _)| i % 7 != 3)
             .map(|(i, w)| Word::new(i as f64, i as f64 + 0.5, w.clone()))
             .collect();
-        let placed = place_plain(&text.join(" "), &heard, 5000.0, &[]);
+        let placed = place_plain(&text.join(" "), &heard, 5000.0, &[], &[]);
         assert_eq!(placed.len(), 5000);
         assert_eq!((placed[4001].start, placed[4001].end), (4001.0, 4001.5));
         // Word 4000 was not heard: it fills the gap between its heard neighbours.

@@ -5,7 +5,7 @@
 //! again in halves, and each cut is then checked by aligning the words around it together (a
 //! cut one word off moves).
 
-use caption_align::{Aligner, Span};
+use caption_align::{LanguageAligner, Span};
 use caption_core::Word;
 
 use crate::cores::Cores;
@@ -16,7 +16,7 @@ mod room;
 use room::{UNSURE_BELOW, align_leaving_room};
 
 /// An aligner's call: audio and written words in, one span per word out
-/// ([`Aligner::align`]; tests give scripted ones).
+/// ([`LanguageAligner::align`]; tests give scripted ones).
 trait Align: FnMut(&[f32], &[&str]) -> caption_align::Result<Vec<Span>> {}
 impl<F: FnMut(&[f32], &[&str]) -> caption_align::Result<Vec<Span>>> Align for F {}
 
@@ -45,7 +45,7 @@ const MAX_SPLIT_DEPTH: u32 = 3;
 /// two groups are aligned again. With `threads` of 2 or more, words spanning at least
 /// [`TWO_HALVES_MIN_S`] are aligned in two halves at once (see [`align_in_halves`]).
 pub(crate) fn align_groups(
-    aligner: &Aligner,
+    aligner: &LanguageAligner<'_>,
     samples: &[f32],
     words: &mut [Word],
     unfit: &mut Vec<usize>,
@@ -222,7 +222,7 @@ fn halfway(words: &[Word], ranges: &[std::ops::Range<usize>]) -> Option<usize> {
 /// throws the times away, so that it starts its half with the recording's levels, as one
 /// session would.
 fn align_in_halves(
-    aligner: &Aligner,
+    aligner: &LanguageAligner<'_>,
     align: &mut impl Align,
     samples: &[f32],
     words: &mut [Word],

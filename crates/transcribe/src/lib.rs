@@ -39,6 +39,7 @@ mod groups;
 mod hearing;
 mod mel;
 mod models;
+mod on_voice;
 mod refine;
 mod speech;
 mod stream;

@@ -7,7 +7,7 @@
 //! then put on the sound itself: in a noisy recording, on the sound of the recording with the
 //! noise taken out, when taking it out leaves the pauses as quiet as a clean recording's.
 
-use caption_align::Aligner;
+use caption_align::LanguageAligner;
 use caption_core::Word;
 
 use crate::denoise;
@@ -39,7 +39,7 @@ const SNAP_GAP_S: f64 = APART_S;
 /// over a second of speech) are removed. The aligner and the denoiser use up to `threads`
 /// threads. Returns how many groups fell back to the old times.
 pub(crate) fn refine(
-    aligner: &Aligner,
+    aligner: &LanguageAligner<'_>,
     samples: &[f32],
     words: &mut Vec<Word>,
     signal: &Signal,

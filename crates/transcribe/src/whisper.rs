@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
-use caption_align::Aligner;
+use caption_align::{Aligner, LanguageAligner};
 use caption_core::Word;
 use whisper_rs::{
     DtwMode, DtwModelPreset, DtwParameters, FullParams, SamplingStrategy, WhisperContext,
@@ -19,6 +19,7 @@ use crate::ggml::{self, Hparams};
 use crate::given::{self, GivenText};
 use crate::hearing::{Hearing, PieceProgress, Share, pieces_at_once};
 use crate::models;
+use crate::on_voice;
 use crate::refine::{self, Signal};
 use crate::speech::{self, GateParams, Region, SAMPLE_RATE_HZ, round_ms};
 use crate::transcriber::{TranscribeOptions, Transcriber, Transcript};
@@ -157,7 +158,7 @@ impl WhisperTranscriber {
         })
     }
 
-    /// Uses `aligner` for English word times (`None`: DTW and the snap onto the signal only).
+    /// Uses `aligner` for word times (`None`: DTW and the snap onto the signal only).
     pub fn with_aligner(mut self, aligner: Option<Arc<Aligner>>) -> Self {
         self.aligner = aligner;
         self
@@ -514,7 +515,9 @@ impl WhisperTranscriber {
         let mut words = Vec::new();
         for (chunk, piece) in plan.iter().zip(heard) {
             let mut raw = Vec::new();
-            for mut tokens in piece.segments {
+            let mut segments = piece.segments;
+            words::carry_split_characters(&mut segments);
+            for mut tokens in segments {
                 shift(&mut tokens, chunk.start_s);
                 let mut segment = words::assemble(&tokens);
                 if options.translate {
@@ -530,11 +533,20 @@ impl WhisperTranscriber {
             ));
         }
         let signal = Signal { sound, voice };
-        Ok((words::split_unspaced_words(words), language, signal))
+        let words = words::join_leaning_words(words::split_unspaced_words(words));
+        Ok((words, language, signal))
     }
 
-    /// The aligner's times for English words, on up to the options' threads; others keep
-    /// theirs. With `drop_unfit`, words the aligner finds no room for in the audio are dropped
+    /// The aligner for words of `language`, when there is one and it aligns that language.
+    fn language_aligner(&self, language: Option<&str>) -> Option<LanguageAligner<'_>> {
+        self.aligner
+            .as_deref()
+            .zip(language)
+            .and_then(|(aligner, language)| aligner.language(language))
+    }
+
+    /// The aligner's times for the words, on up to the options' threads, in the languages it
+    /// aligns ([`Aligner::language`]); in others words keep theirs. With `drop_unfit`, words the aligner finds no room for in the audio are dropped
     /// (never a text the caller gave).
     fn refine(
         &self,
@@ -545,10 +557,10 @@ impl WhisperTranscriber {
         drop_unfit: bool,
         options: &TranscribeOptions,
     ) {
-        if let (Some(aligner), Some("en")) = (&self.aligner, language) {
+        if let Some(aligner) = self.language_aligner(language) {
             let started = std::time::Instant::now();
             let failed = refine::refine(
-                aligner,
+                &aligner,
                 samples,
                 words,
                 signal,
@@ -593,10 +605,20 @@ impl Transcriber for WhisperTranscriber {
         report(options, 0);
         let (heard, language, signal) = self.transcribe_rough(samples, options)?;
         let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
+        let voice = signal.voice.as_ref().map(|voice| &voice.regions[..]);
+        let voiced = on_voice::voiced_stretches(voice, &signal.sound, total_s);
         let mut words = match text {
-            GivenText::Plain(text) => given::place_plain(text, &heard, total_s, &signal.sound),
+            GivenText::Plain(text) => {
+                given::place_plain(text, &heard, total_s, &signal.sound, &voiced)
+            }
             GivenText::Cues(cues) => given::place_cues(cues, &heard, total_s, &signal.sound),
         };
+        if let GivenText::Plain(text) = text
+            && given::heard_share(text, &heard) < on_voice::HEARD_LITTLE
+        {
+            let aligner = self.language_aligner(language);
+            on_voice::lay_on_voice(aligner.as_ref(), samples, &mut words, &voiced);
+        }
         // Cues may run past the audio; words are kept inside it. (`max`/`min`, not `clamp`:
         // a start rounded up past the end must not panic.)
         for word in &mut words {

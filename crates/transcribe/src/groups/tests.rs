@@ -3,6 +3,7 @@
 
 use super::room::room_well_taken;
 use super::*;
+use caption_align::Aligner;
 
 /// A word "w" from `start` to `end`.
 pub(crate) fn word(start: f64, end: f64) -> Word {
@@ -117,7 +118,8 @@ fn two_halves_on_two_threads_time_the_words_as_one_thread_does() {
         let aligner = Aligner::open_installed().unwrap();
         let mut words = heard.clone();
         let mut unfit = Vec::new();
-        let failed = align_groups(&aligner, &samples, &mut words, &mut unfit, threads);
+        let english = aligner.language("en").unwrap();
+        let failed = align_groups(&english, &samples, &mut words, &mut unfit, threads);
         assert_eq!((failed, unfit.len()), (0, 0), "{threads} threads");
         words
     };

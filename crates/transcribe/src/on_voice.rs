@@ -1,0 +1,236 @@
+//! A given text whisper heard little of, laid on the voice of the whole input at once.
+//!
+//! A text is normally placed on whisper's own words ([`crate::given`]): the words whisper heard
+//! are anchors, and the others fill the time between them. Over music, in a song, or in a
+//! language the model hears badly, whisper may hear a handful of the text's words, or none:
+//! the anchors are then few, sometimes wrong, and the text piles up around them (a four-minute
+//! song's 189 words were once put inside nine seconds). Here the text is aligned by the
+//! acoustic model in one pass over the stretches of the input where someone sings or speaks,
+//! joined end to end, so that every word lands on voice, in order, spread over the whole
+//! input; where that alignment cannot be made, the words share the voiced time by length.
+
+use caption_align::LanguageAligner;
+use caption_core::Word;
+
+use crate::speech::{Region, SAMPLE_RATE_HZ, round_ms};
+
+/// Under this share of a text's words heard by whisper, the text is laid on the voice
+/// ([`lay_on_voice`]) rather than on whisper's words. On the bench's read speech whisper hears
+/// 85-95 % of a true text; over a music bed in a song, 0-40 %.
+pub(crate) const HEARD_LITTLE: f64 = 0.5;
+
+/// Silence put between two voiced stretches joined end to end: a pause the aligner can end a
+/// word in, without taking time from either stretch.
+const JOIN_SILENCE_S: f64 = 0.3;
+/// Voiced stretches this close are one.
+const MERGE_GAP_S: f64 = 0.3;
+/// Sound kept on each side of a voiced stretch: Silero's regions are padded already, a
+/// word's first consonant may lie just before.
+const VOICE_MARGIN_S: f64 = 0.05;
+
+/// The voiced stretches of an input of `total_s`: `voice` (where a voice detector heard
+/// someone) when known, else `sound`, widened by [`VOICE_MARGIN_S`] and merged across gaps
+/// under [`MERGE_GAP_S`].
+pub(crate) fn voiced_stretches(
+    voice: Option<&[Region]>,
+    sound: &[Region],
+    total_s: f64,
+) -> Vec<Region> {
+    let source = voice.filter(|v| !v.is_empty()).unwrap_or(sound);
+    let mut out: Vec<Region> = Vec::new();
+    for region in source {
+        let start_s = (region.start_s - VOICE_MARGIN_S).max(0.0);
+        let end_s = (region.end_s + VOICE_MARGIN_S).min(total_s);
+        if end_s <= start_s {
+            continue;
+        }
+        match out.last_mut() {
+            Some(last) if start_s - last.end_s < MERGE_GAP_S => last.end_s = last.end_s.max(end_s),
+            _ => out.push(Region { start_s, end_s }),
+        }
+    }
+    out
+}
+
+/// Stretches of an input joined end to end, with [`JOIN_SILENCE_S`] of silence between two.
+struct Joined {
+    samples: Vec<f32>,
+    /// For each stretch, where it begins in the joined samples (seconds) and in the input.
+    starts: Vec<(f64, Region)>,
+}
+
+impl Joined {
+    fn new(samples: &[f32], stretches: &[Region]) -> Self {
+        let rate = SAMPLE_RATE_HZ as f64;
+        let index = |t: f64| ((t * rate).round().max(0.0) as usize).min(samples.len());
+        let silence = vec![0.0; (JOIN_SILENCE_S * rate) as usize];
+        let mut joined = Vec::new();
+        let mut starts = Vec::with_capacity(stretches.len());
+        for (k, stretch) in stretches.iter().enumerate() {
+            if k > 0 {
+                joined.extend_from_slice(&silence);
+            }
+            starts.push((joined.len() as f64 / rate, *stretch));
+            joined.extend_from_slice(&samples[index(stretch.start_s)..index(stretch.end_s)]);
+        }
+        Self {
+            samples: joined,
+            starts,
+        }
+    }
+
+    /// The input's time for `t_s` of the joined samples. A time in the silence between two
+    /// stretches goes to the end of the stretch before (`ending`: a word's end) or the start
+    /// of the one after (a start).
+    fn input_time(&self, t_s: f64, ending: bool) -> f64 {
+        let k = self
+            .starts
+            .partition_point(|(at_s, _)| *at_s <= t_s)
+            .saturating_sub(1);
+        let (at_s, stretch) = self.starts[k];
+        let inside = stretch.start_s + (t_s - at_s);
+        if inside <= stretch.end_s {
+            return inside;
+        }
+        match (ending, self.starts.get(k + 1)) {
+            (false, Some((_, next))) => next.start_s,
+            _ => stretch.end_s,
+        }
+    }
+}
+
+/// Lays `words` (a given text, in order) on the voiced `stretches` of `samples`: aligned in
+/// one pass by `aligner` on the stretches joined end to end when it can, else sharing the
+/// stretches' time by their letters. Every word then lies inside a stretch, in order. Returns
+/// whether the aligner placed them (`false`: shared by length, or no stretch at all, and the
+/// words are left as they were).
+pub(crate) fn lay_on_voice(
+    aligner: Option<&LanguageAligner<'_>>,
+    samples: &[f32],
+    words: &mut [Word],
+    stretches: &[Region],
+) -> bool {
+    if words.is_empty() || stretches.is_empty() {
+        return false;
+    }
+    let joined = Joined::new(samples, stretches);
+    let texts: Vec<&str> = words.iter().map(|w| w.punctuated_word.as_str()).collect();
+    let started = std::time::Instant::now();
+    let aligned = aligner.map(|aligner| aligner.align(&joined.samples, &texts));
+    tracing::debug!(
+        words = words.len(),
+        voiced_s = joined.samples.len() as f64 / SAMPLE_RATE_HZ as f64,
+        elapsed_s = started.elapsed().as_secs_f64(),
+        ok = aligned.as_ref().is_some_and(Result::is_ok),
+        "a text whisper heard little of, aligned on the voice at once"
+    );
+    match aligned {
+        Some(Ok(spans)) => {
+            for (word, span) in words.iter_mut().zip(spans) {
+                let start_s = joined.input_time(span.start_s, false);
+                let end_s = joined.input_time(span.end_s, true).max(start_s);
+                word.start = round_ms(start_s);
+                word.end = round_ms(end_s);
+            }
+            true
+        }
+        _ => {
+            share_by_letters(words, stretches);
+            false
+        }
+    }
+}
+
+/// Spreads `words` over the time of `stretches` (none between them) by their letters. A word
+/// never straddles two stretches: it takes what is left of one when that is at least half its
+/// share, else it starts the next.
+fn share_by_letters(words: &mut [Word], stretches: &[Region]) {
+    let letters = |w: &Word| {
+        w.word
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .count()
+            .max(1)
+    };
+    let total_letters: usize = words.iter().map(letters).sum();
+    let voiced_s: f64 = stretches.iter().map(Region::duration_s).sum();
+    let per_letter_s = voiced_s / total_letters as f64;
+    // Where the voiced time is taken up to: stretch `k`, `used_s` into it.
+    let (mut k, mut used_s) = (0, 0.0);
+    for word in words.iter_mut() {
+        let share_s = letters(word) as f64 * per_letter_s;
+        loop {
+            let room_s = stretches[k].duration_s() - used_s;
+            let last = k + 1 == stretches.len();
+            if share_s <= room_s + 1e-9 || room_s >= share_s / 2.0 || last {
+                let start_s = stretches[k].start_s + used_s;
+                used_s += share_s.min(room_s.max(0.0));
+                word.start = round_ms(start_s);
+                word.end = round_ms(stretches[k].start_s + used_s);
+                break;
+            }
+            k += 1;
+            used_s = 0.0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(start_s: f64, end_s: f64) -> Region {
+        Region { start_s, end_s }
+    }
+
+    #[test]
+    fn stretches_are_the_voice_widened_and_merged() {
+        let voice = [region(1.0, 2.0), region(2.2, 3.0), region(6.0, 7.0)];
+        let got = voiced_stretches(Some(&voice), &[], 6.5);
+        assert_eq!(got, vec![region(0.95, 3.05), region(5.95, 6.5)]);
+        // No voice known: the sound.
+        let got = voiced_stretches(None, &[region(0.0, 1.0)], 10.0);
+        assert_eq!(got, vec![region(0.0, 1.05)]);
+    }
+
+    #[test]
+    fn joined_times_map_back_into_their_stretches() {
+        let samples = vec![0.0; 16_000 * 10];
+        let joined = Joined::new(&samples, &[region(1.0, 2.0), region(5.0, 6.5)]);
+        // 1 s of the first stretch, 0.3 s of silence, 1.5 s of the second.
+        assert_eq!(joined.samples.len(), 16_000 * 28 / 10);
+        assert!((joined.input_time(0.5, false) - 1.5).abs() < 1e-9);
+        assert!((joined.input_time(1.5, false) - 5.2).abs() < 1e-9);
+        // In the joining silence: an end stays in the stretch before, a start goes on.
+        assert!((joined.input_time(1.1, true) - 2.0).abs() < 1e-9);
+        assert!((joined.input_time(1.1, false) - 5.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn words_shared_by_letters_stay_on_the_voice_in_order() {
+        let mut words: Vec<Word> = ["aa", "bbbb", "cc", "dddd"]
+            .iter()
+            .map(|&w| Word::new(0.0, 0.0, w))
+            .collect();
+        let stretches = [region(1.0, 2.0), region(10.0, 12.0)];
+        share_by_letters(&mut words, &stretches);
+        let times: Vec<(f64, f64)> = words.iter().map(|w| (w.start, w.end)).collect();
+        // 12 letters over 3 s: 0.25 s a letter; "bbbb" has half its share left in the first
+        // stretch and is squeezed into it.
+        assert_eq!(
+            times,
+            vec![(1.0, 1.5), (1.5, 2.0), (10.0, 10.5), (10.5, 11.5)]
+        );
+        let mut words: Vec<Word> = ["aaaaaa", "b", "cccccc"]
+            .iter()
+            .map(|&w| Word::new(0.0, 0.0, w))
+            .collect();
+        share_by_letters(&mut words, &[region(0.0, 1.0), region(5.0, 6.3)]);
+        // 13 letters over 2.3 s; "aaaaaa" fills the first stretch and "b" starts the second.
+        assert_eq!(
+            (words[0].start, words[0].end, words[1].start),
+            (0.0, 1.0, 5.0)
+        );
+        assert!(words.iter().all(|w| w.end <= 1.0 || w.start >= 5.0));
+    }
+}
