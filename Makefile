@@ -33,11 +33,13 @@ run: install
 	@scripts/run
 
 ## test: set up, then formatting, lints, every test and the benches' build.
+## The benches are built with the tests' profile: the build the tests made serves, where a
+## release build would compile the whole workspace (whisper.cpp, FFmpeg's bindings) again.
 test: setup
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) test --workspace --no-fail-fast
-	$(CARGO) bench --workspace --no-run
+	$(CARGO) build --workspace --benches
 
 lint:
 	$(CARGO) fmt --all -- --check
