@@ -606,7 +606,11 @@ impl Transcriber for WhisperTranscriber {
         let (heard, language, signal) = self.transcribe_rough(samples, options)?;
         let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
         let voice = signal.voice.as_ref().map(|voice| &voice.regions[..]);
-        let voiced = on_voice::voiced_stretches(voice, &signal.sound, total_s);
+        let given_words = match text {
+            GivenText::Plain(text) => text.split_whitespace().count(),
+            GivenText::Cues(cues) => caption_core::cues_to_words(cues).len(),
+        };
+        let voiced = on_voice::voiced_stretches(voice, &signal.sound, total_s, given_words);
         let mut words = match text {
             GivenText::Plain(text) => {
                 given::place_plain(text, &heard, total_s, &signal.sound, &voiced)
