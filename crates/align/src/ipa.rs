@@ -15,8 +15,11 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-/// Stress, syllable, linking and tie marks: not phones.
-const IGNORED: &[char] = &['ˈ', 'ˌ', '-', '.', '‿', '\u{361}', '|', '\''];
+/// Stress, syllable, linking and tie marks (and the "^" espeak-ng puts after a Russian final
+/// soft sign's vowel, the joiner inside its affricates): not phones.
+const IGNORED: &[char] = &[
+    'ˈ', 'ˌ', '-', '.', '‿', '\u{361}', '|', '\'', '^', '\u{200D}',
+];
 /// Length marks: a long vowel is the same phone, longer.
 const LENGTH: &[char] = &['ː', 'ˑ'];
 /// Secondary articulations and diacritics other than nasalisation: the same phone.
@@ -287,6 +290,8 @@ mod tests {
     #[test]
     fn marks_alone_are_no_phone_and_unknown_symbols_are_none() {
         assert_eq!(phones("fr", "-"), Some(vec![]));
+        assert_eq!(phones("ru", "ɪ^"), Some(vec!["IH"]));
+        assert_eq!(phones("ru", "t\u{200D}ʃʲ"), Some(vec!["CH"]));
         assert_eq!(phones("es", "ʘ"), None);
     }
 }
