@@ -33,13 +33,14 @@ run: install
 	@scripts/run
 
 ## test: set up, then formatting, lints, every test and the benches' build.
-## The benches are built with the tests' profile: the build the tests made serves, where a
-## release build would compile the whole workspace (whisper.cpp, FFmpeg's bindings) again.
+## The benches are built as the tests are (`cargo test --benches --no-run`): the build the tests
+## made serves, where a release build would compile the whole workspace (whisper.cpp, FFmpeg's
+## bindings) again, and `cargo build` would resolve features otherwise and compile part of it.
 test: setup
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) test --workspace --no-fail-fast
-	$(CARGO) build --workspace --benches
+	$(CARGO) test --workspace --benches --no-run
 
 lint:
 	$(CARGO) fmt --all -- --check

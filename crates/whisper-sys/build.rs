@@ -488,7 +488,10 @@ fn main() {
         .header("wrapper.h")
         .clang_arg(format!("-I{}", root.join("include").display()))
         .clang_arg(format!("-I{}", root.join("ggml/include").display()))
-        .parse_callbacks(Box::new(bindgen::CargoCallbacks::new()))
+        // No `CargoCallbacks`: they watch every header read, and those are the copies
+        // `fresh_copy` writes anew on every run, newer than the run itself, so cargo ran this
+        // script (and compiled whisper.cpp and every crate above it again) on every build.
+        // wrapper.h and the sources the copies come from are watched above.
         .generate()
         .unwrap_or_else(|e| panic!("generating whisper.cpp's bindings (needs libclang): {e}"));
     bindings
