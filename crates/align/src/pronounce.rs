@@ -68,30 +68,41 @@ impl Pronounce for Espeak {
             return Ok(Vec::new());
         }
         let name = format!("{}:{written}", self.voice);
-        if let Some(phones) = decoder.phones(&name) {
-            return Ok(vec![(name, phones.len())]);
-        }
-        let mut phones: Vec<&str> = Vec::new();
-        for ipa_phone in espeak::ipa_phones(self.voice, written)? {
-            match ipa::english_phones(self.voice, &ipa_phone) {
-                Some(said) => phones.extend(said),
-                None => {
-                    tracing::debug!(
-                        word = written,
-                        phone = ipa_phone,
-                        voice = self.voice,
-                        "an IPA phone with no English phone near it"
-                    );
-                    return Err(Error::Unpronounceable { word: name });
-                }
-            }
-        }
-        if phones.is_empty() {
-            return Ok(Vec::new());
-        }
-        decoder.add_word(&name, &phones.join(" "))?;
-        Ok(vec![(name, phones.len())])
+        say_as_english(decoder, name, self.voice, || {
+            espeak::ipa_phones(self.voice, written)
+        })
     }
+}
+
+/// The dictionary word `name` (added to the decoder when it lacks it) with the phones of
+/// `language` that `ipa` gives, each said as the nearest English one ([`ipa::english_phones`]);
+/// nothing when they are no phone at all. `ipa` is asked only for a word not yet added.
+fn say_as_english(
+    decoder: &mut Decoder,
+    name: String,
+    language: &str,
+    ipa: impl FnOnce() -> Result<Vec<String>>,
+) -> Result<Vec<(String, usize)>> {
+    if let Some(phones) = decoder.phones(&name) {
+        return Ok(vec![(name, phones.len())]);
+    }
+    let mut phones: Vec<&str> = Vec::new();
+    for ipa_phone in ipa()? {
+        let Some(said) = ipa::english_phones(language, &ipa_phone) else {
+            tracing::debug!(
+                word = name,
+                phone = ipa_phone,
+                "an IPA phone with no English phone near it"
+            );
+            return Err(Error::Unpronounceable { word: name });
+        };
+        phones.extend(said);
+    }
+    if phones.is_empty() {
+        return Ok(Vec::new());
+    }
+    decoder.add_word(&name, &phones.join(" "))?;
+    Ok(vec![(name, phones.len())])
 }
 
 /// Mandarin: each hanzi's pinyin (the `pinyin` crate's readings), said by espeak-ng's pinyin
@@ -115,21 +126,10 @@ impl Pronounce for Mandarin {
             return Ok(Vec::new());
         }
         let name = format!("zh:{hanzi}");
-        if let Some(phones) = decoder.phones(&name) {
-            return Ok(vec![(name, phones.len())]);
-        }
-        let mut phones: Vec<&str> = Vec::new();
-        for ipa_phone in espeak::ipa_phones(PINYIN_VOICE, &syllables.join(" "))? {
-            let Some(said) = ipa::english_phones("zh", &mandarin_ipa(&ipa_phone)) else {
-                return Err(Error::Unpronounceable { word: name });
-            };
-            phones.extend(said);
-        }
-        if phones.is_empty() {
-            return Ok(Vec::new());
-        }
-        decoder.add_word(&name, &phones.join(" "))?;
-        Ok(vec![(name, phones.len())])
+        say_as_english(decoder, name, "zh", || {
+            let ipa = espeak::ipa_phones(PINYIN_VOICE, &syllables.join(" "))?;
+            Ok(ipa.iter().map(|phone| mandarin_ipa(phone)).collect())
+        })
     }
 }
 
@@ -166,22 +166,9 @@ impl Pronounce for Japanese {
             return Ok(Vec::new());
         }
         let name = format!("ja:{written}");
-        if let Some(phones) = decoder.phones(&name) {
-            return Ok(vec![(name, phones.len())]);
-        }
-        let said = japanese::pronunciation(&written)?;
-        let mut phones: Vec<&str> = Vec::new();
-        for ipa_phone in espeak::ipa_phones("ja", &said)? {
-            let Some(english) = ipa::english_phones("ja", &ipa_phone) else {
-                return Err(Error::Unpronounceable { word: name });
-            };
-            phones.extend(english);
-        }
-        if phones.is_empty() {
-            return Ok(Vec::new());
-        }
-        decoder.add_word(&name, &phones.join(" "))?;
-        Ok(vec![(name, phones.len())])
+        say_as_english(decoder, name, "ja", || {
+            espeak::ipa_phones("ja", &japanese::pronunciation(&written)?)
+        })
     }
 }
 
