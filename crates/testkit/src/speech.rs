@@ -165,20 +165,23 @@ pub fn festival_song(score: &str, voice: &str, wav_out: &Path) -> anyhow::Result
 pub fn mix_music_bed(wav_in: &Path, wav_out: &Path, snr_db: f64) -> anyhow::Result<()> {
     let clean = read_wav_16k(wav_in)?;
     ensure!(!clean.is_empty(), "{} holds no samples", wav_in.display());
-    let bed = music_bed(clean.len());
+    write_wav_16k(wav_out, &mix_under(&clean, &music_bed(clean.len()), snr_db))
+}
+
+/// `clean` with `bed` (as long) added `snr_db` under its speech power.
+fn mix_under(clean: &[i16], bed: &[f64], snr_db: f64) -> Vec<i16> {
     let bed_power = bed.iter().map(|x| x * x).sum::<f64>() / bed.len() as f64;
-    let gain = (speech_power(&clean) / (bed_power * 10f64.powf(snr_db / 10.0))).sqrt();
-    let mixed: Vec<i16> = clean
+    let gain = (speech_power(clean) / (bed_power * 10f64.powf(snr_db / 10.0))).sqrt();
+    clean
         .iter()
-        .zip(&bed)
+        .zip(bed)
         .map(|(s, x)| {
             // In range after the clamp, so the cast cannot wrap.
             (f64::from(*s) + gain * x)
                 .round()
                 .clamp(f64::from(i16::MIN), f64::from(i16::MAX)) as i16
         })
-        .collect();
-    write_wav_16k(wav_out, &mixed)
+        .collect()
 }
 
 /// `len` samples of the bed [`mix_music_bed`] describes, at 16 kHz, peak about 1.
@@ -438,20 +441,10 @@ fn pink_noise(n: usize, seed: u64) -> Vec<f64> {
 pub fn mix_pink_noise(wav_in: &Path, wav_out: &Path, snr_db: f64) -> anyhow::Result<()> {
     let clean = read_wav_16k(wav_in)?;
     ensure!(!clean.is_empty(), "{} holds no samples", wav_in.display());
-    let noise = pink_noise(clean.len(), 1);
-    let noise_power = noise.iter().map(|x| x * x).sum::<f64>() / noise.len() as f64;
-    let gain = (speech_power(&clean) / (noise_power * 10f64.powf(snr_db / 10.0))).sqrt();
-    let mixed: Vec<i16> = clean
-        .iter()
-        .zip(&noise)
-        .map(|(s, x)| {
-            // In range after the clamp, so the cast cannot wrap.
-            (f64::from(*s) + gain * x)
-                .round()
-                .clamp(f64::from(i16::MIN), f64::from(i16::MAX)) as i16
-        })
-        .collect();
-    write_wav_16k(wav_out, &mixed)
+    write_wav_16k(
+        wav_out,
+        &mix_under(&clean, &pink_noise(clean.len(), 1), snr_db),
+    )
 }
 
 #[cfg(test)]
