@@ -158,6 +158,37 @@ pub fn festival_song(score: &str, voice: &str, wav_out: &Path) -> anyhow::Result
     festival_words(&out, &raw, voice, wav_out)
 }
 
+/// `lyrics` sung by Festival's kal voice over a music bed 8 dB under it, as a song is laid
+/// out: five seconds of music first, a note of a second a word on a melody of eight notes,
+/// lines of ten words with 0.7 s rests between, eight seconds of music alone after the seventh
+/// and fourteenth lines, three seconds after the last. Writes `wav_out` (16 kHz mono 16-bit)
+/// and returns each sung word's time span ([`festival_song`]'s rule). 200 words make four
+/// minutes.
+pub fn song_over_music(lyrics: &[&str], wav_out: &Path) -> anyhow::Result<Vec<TimedWord>> {
+    const MELODY: [&str; 8] = ["A2", "C3", "E3", "D3", "C3", "G2", "A2", "E3"];
+    let mut score = String::from("rest 5.0\n");
+    for (i, word) in lyrics.iter().enumerate() {
+        score.push_str(&format!("{word} {} 1.0\n", MELODY[i % MELODY.len()]));
+        if i % 10 == 9 {
+            let line = i / 10 + 1;
+            let rest = if line == 7 || line == 14 { 8.0 } else { 0.7 };
+            score.push_str(&format!("rest {rest}\n"));
+        }
+    }
+    score.push_str("rest 3.0\n");
+    let dir = tempfile::tempdir()?;
+    let sung = dir.path().join("sung.wav");
+    let truth = festival_song(&score, "kal", &sung)?;
+    ensure!(
+        truth.len() == lyrics.len(),
+        "Festival sang {} of {} words",
+        truth.len(),
+        lyrics.len()
+    );
+    mix_music_bed(&sung, wav_out, 8.0)?;
+    Ok(truth)
+}
+
 /// Mixes a music bed under the speech or singing of `wav_in` (16 kHz mono 16-bit), `snr_db`
 /// under it (speech power measured where it sounds), into `wav_out`. The bed is the same each
 /// time: a chord of three notes that changes every two seconds, a bass note, a kick drum on

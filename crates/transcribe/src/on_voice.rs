@@ -241,27 +241,14 @@ fn share_by_letters(words: &mut [Word], stretches: &[Region]) {
 mod tests {
     use super::*;
 
-    /// A song of `words` words (a second a note, lines of ten, 0.7 s rests, eight seconds of
-    /// music alone after the seventh and fourteenth lines, five before the first) sung by
-    /// Festival's kal voice over a music bed 8 dB under it: samples and each word's truth.
+    /// `words` sung over a music bed ([`caption_testkit::speech::song_over_music`]): samples
+    /// and each word's truth.
     fn song(words: &[&str]) -> (Vec<f32>, Vec<caption_testkit::speech::TimedWord>) {
-        use caption_testkit::speech::{festival_song, mix_music_bed, read_wav_16k};
-        const MELODY: [&str; 8] = ["A2", "C3", "E3", "D3", "C3", "G2", "A2", "E3"];
-        let mut score = String::from("rest 5.0\n");
-        for (i, word) in words.iter().enumerate() {
-            score.push_str(&format!("{word} {} 1.0\n", MELODY[i % MELODY.len()]));
-            if i % 10 == 9 {
-                let line = i / 10 + 1;
-                let rest = if line == 7 || line == 14 { 8.0 } else { 0.7 };
-                score.push_str(&format!("rest {rest}\n"));
-            }
-        }
-        score.push_str("rest 3.0\n");
+        use caption_testkit::speech::{read_wav_16k, song_over_music};
         let dir = tempfile::tempdir().unwrap();
-        let (sung, mixed) = (dir.path().join("sung.wav"), dir.path().join("song.wav"));
-        let truth = festival_song(&score, "kal", &sung).unwrap();
-        mix_music_bed(&sung, &mixed, 8.0).unwrap();
-        let samples = read_wav_16k(&mixed)
+        let wav = dir.path().join("song.wav");
+        let truth = song_over_music(words, &wav).unwrap();
+        let samples = read_wav_16k(&wav)
             .unwrap()
             .iter()
             .map(|&s| f32::from(s) / 32768.0)

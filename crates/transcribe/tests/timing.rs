@@ -10,7 +10,7 @@ use std::process::Command;
 
 use caption_core::{SubtitleFormat, Word, parse_cues};
 use caption_testkit::speech::{
-    TimedWord, espeak_sentence, festival_sentence, festival_song, mix_music_bed, read_wav_16k,
+    TimedWord, espeak_sentence, festival_sentence, read_wav_16k, song_over_music,
 };
 use caption_transcribe::{GivenText, TranscribeOptions, Transcriber};
 use support::models::model;
@@ -462,31 +462,16 @@ const LYRIC_WORDS: [&str; 40] = [
     "and", "blue", "we", "sing", "together",
 ];
 
-/// A four-minute song of `words` words sung by Festival's kal voice over a music bed 8 dB
-/// under it: five seconds of music first, lines of ten words of a second each with rests
-/// between, and eight seconds of music alone after the seventh and the fourteenth line. The
-/// samples, the lyrics, each word's truth, and the stretches of music alone.
+/// A four-minute song of `words` words ([`song_over_music`]): samples, lyrics and each word's
+/// truth.
 fn four_minute_song(words: usize) -> (Vec<f32>, String, Vec<TimedWord>) {
-    const MELODY: [&str; 8] = ["A2", "C3", "E3", "D3", "C3", "G2", "A2", "E3"];
-    let mut score = String::from("rest 5.0\n");
-    let mut lyrics = Vec::with_capacity(words);
-    for i in 0..words {
-        let word = LYRIC_WORDS[i % LYRIC_WORDS.len()];
-        score.push_str(&format!("{word} {} 1.0\n", MELODY[i % MELODY.len()]));
-        lyrics.push(word);
-        if i % 10 == 9 {
-            let line = i / 10 + 1;
-            let rest = if line == 7 || line == 14 { 8.0 } else { 0.7 };
-            score.push_str(&format!("rest {rest}\n"));
-        }
-    }
-    score.push_str("rest 3.0\n");
+    let lyrics: Vec<&str> = (0..words)
+        .map(|i| LYRIC_WORDS[i % LYRIC_WORDS.len()])
+        .collect();
     let dir = tempfile::tempdir().unwrap();
-    let (sung, mixed) = (dir.path().join("sung.wav"), dir.path().join("song.wav"));
-    let truth = festival_song(&score, "kal", &sung).unwrap();
-    assert_eq!(truth.len(), words, "Festival sang every word");
-    mix_music_bed(&sung, &mixed, 8.0).unwrap();
-    let samples = read_wav_16k(&mixed)
+    let wav = dir.path().join("song.wav");
+    let truth = song_over_music(&lyrics, &wav).unwrap();
+    let samples = read_wav_16k(&wav)
         .unwrap()
         .iter()
         .map(|&s| f32::from(s) / 32768.0)
