@@ -25,8 +25,13 @@ pub enum Error {
         status: &'static str,
     },
     /// Too much work at once; try again later.
-    #[error("{0}")]
-    Busy(String),
+    #[error("{message}")]
+    Busy {
+        /// What is busy, for people.
+        message: String,
+        /// About how many seconds until it may not be.
+        retry_after_s: u64,
+    },
     /// Reading, decoding or encoding media.
     #[error(transparent)]
     Media(#[from] caption_media::Error),
@@ -73,7 +78,10 @@ impl Error {
     /// ```
     /// use caption_engine::{Error, ErrorCode};
     ///
-    /// let error = Error::Busy("every slot is taken".to_owned());
+    /// let error = Error::Busy {
+    ///     message: "every slot is taken".to_owned(),
+    ///     retry_after_s: 5,
+    /// };
     /// assert_eq!(error.code(), ErrorCode::Busy);
     /// assert_eq!(error.code().as_str(), "busy");
     /// ```
@@ -82,7 +90,7 @@ impl Error {
             Self::Invalid(_) => ErrorCode::InvalidRequest,
             Self::NotFound { .. } => ErrorCode::NotFound,
             Self::Finished { .. } => ErrorCode::AlreadyFinished,
-            Self::Busy(_) => ErrorCode::Busy,
+            Self::Busy { .. } => ErrorCode::Busy,
             Self::Media(e) => e.code(),
             Self::Transcribe(e) => e.code(),
             // What the engine reads from storage is the caller's input (an upload, a job's

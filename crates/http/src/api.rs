@@ -55,6 +55,11 @@ pub(crate) async fn create_transcript(
         (Ok(request), Ok(webhook_url)) => (request, webhook_url),
         (request, webhook) => return Err(all_problems([request.err(), webhook.err()])),
     };
+    // A bad request gets its own error before the key's limit is looked at.
+    state
+        .engine
+        .check_transcription(&request, webhook_url.as_deref())
+        .await?;
     let room = state.limits.admit_job(key, &state.engine).await?;
     let job_id = state
         .engine
@@ -221,6 +226,12 @@ pub(crate) async fn generate(
             rule: w.rule.clone(),
         })
         .collect();
+    // A bad request (no such input, a template or font missing, a webhook URL refused) gets
+    // its own error before any limit is looked at: never `busy`.
+    state
+        .engine
+        .check_generate(&request, webhook_url.as_deref())
+        .await?;
     if is_async {
         let room = state.limits.admit_job(key, &state.engine).await?;
         let (job_id, download_url) = state

@@ -68,6 +68,9 @@ pub struct ApiError {
     pub message: String,
     /// Every problem of a 422, in document order.
     pub details: Vec<FieldProblem>,
+    /// Seconds to wait before trying again, when known (`Retry-After`; 5 for a 429, a 503
+    /// `unavailable` or a 507 that does not say).
+    pub retry_after_s: Option<u64>,
 }
 
 /// The body of every error response; its JSON Schema is the OpenAPI document's `ErrorBody`.
@@ -101,6 +104,7 @@ impl ApiError {
             code,
             message: message.into(),
             details: Vec::new(),
+            retry_after_s: None,
         }
     }
 
@@ -168,6 +172,7 @@ impl ApiError {
             code: "invalid_request",
             message,
             details,
+            retry_after_s: None,
         }
     }
 
@@ -224,7 +229,11 @@ impl From<caption_engine::Error> for ApiError {
         }
         .as_str();
         // `public_message` keeps internals (paths, backend details) out.
-        Self::new(status, code, error.public_message())
+        let mut api = Self::new(status, code, error.public_message());
+        if let caption_engine::Error::Busy { retry_after_s, .. } = error {
+            api.retry_after_s = Some(retry_after_s);
+        }
+        api
     }
 }
 
@@ -244,9 +253,10 @@ impl IntoResponse for ApiError {
         if self.status == StatusCode::TOO_MANY_REQUESTS
             || matches!(self.code, "unavailable" | "disk_full")
         {
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            response.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from(self.retry_after_s.unwrap_or(5)),
+            );
         }
         response
     }
@@ -302,10 +312,13 @@ mod tests {
 
     #[test]
     fn busy_is_429_with_retry_after() {
-        let response =
-            ApiError::from(caption_engine::Error::Busy("slots busy".into())).into_response();
+        let response = ApiError::from(caption_engine::Error::Busy {
+            message: "slots busy".into(),
+            retry_after_s: 17,
+        })
+        .into_response();
         assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
-        assert_eq!(response.headers()[header::RETRY_AFTER], "5");
+        assert_eq!(response.headers()[header::RETRY_AFTER], "17");
     }
 
     #[test]

@@ -718,7 +718,54 @@ async fn generate_beyond_its_slots_is_429() {
         .find(|r| r.status == StatusCode::TOO_MANY_REQUESTS)
         .unwrap();
     assert_eq!(busy.error_code(), "busy");
-    assert!(busy.headers.contains_key(header::RETRY_AFTER));
+    let wait: u64 = busy.headers[header::RETRY_AFTER]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=300).contains(&wait), "Retry-After {wait}");
+    // The slot is free again once the burn ended: the refused request now succeeds.
+    let again = post_json(&h.app, "/v1/generate", &body).await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.json());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_bad_generate_is_its_own_error_even_when_every_slot_is_busy() {
+    let h = harness_with(1, 1024 * 1024);
+    let dir = tempfile::tempdir().unwrap();
+    let clip = dir.path().join("clip.mp4");
+    // Long enough that its burn outlasts the other requests.
+    make_clip(&clip, 30);
+    let file = upload(&h.app, &std::fs::read(&clip).unwrap()).await;
+    let words = json!([{"start": 0.1, "end": 3.0, "word": "long", "punctuated_word": "long"}]);
+    let good = json!({"input": file, "words": words});
+    let missing = json!({"input": "uploads/none.mp4", "words": words});
+    let no_template = json!({"input": file, "words": words, "templateId": "nope"});
+    // The first request holds the only slot for its whole burn (seconds); the others arrive
+    // meanwhile.
+    let (burn, others) = tokio::join!(post_json(&h.app, "/v1/generate", &good), async {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        (
+            post_json(&h.app, "/v1/generate", &good).await,
+            post_json(&h.app, "/v1/generate", &missing).await,
+            post_json(&h.app, "/v1/generate", &no_template).await,
+        )
+    });
+    let (busy, missing, no_template) = others;
+    assert_eq!(burn.status, StatusCode::OK, "{}", burn.json());
+    assert_eq!(
+        busy.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        busy.json()
+    );
+    assert_eq!(missing.status, StatusCode::NOT_FOUND, "{}", missing.json());
+    assert_eq!(
+        no_template.status,
+        StatusCode::NOT_FOUND,
+        "{}",
+        no_template.json()
+    );
 }
 
 #[tokio::test]

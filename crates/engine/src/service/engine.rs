@@ -155,7 +155,7 @@ pub(crate) struct Inner {
     /// Stop flags of the jobs this process is running, by job id: a cancel made here stops
     /// its worker at once (one made in another process is seen at the next heartbeat).
     pub(crate) running: Mutex<HashMap<String, Arc<AtomicBool>>>,
-    pub(crate) generate_slots: Arc<tokio::sync::Semaphore>,
+    pub(crate) generate_slots: Arc<super::slots::Slots>,
     /// Unique per process, so a restarted process can tell its predecessor's claims apart.
     pub(crate) instance: String,
 }
@@ -229,7 +229,7 @@ impl Engine {
         }
         let captioner = captioner.build()?;
         let instance = format!("{}-{}", std::process::id(), uuid::Uuid::new_v4().simple());
-        let generate_slots = Arc::new(tokio::sync::Semaphore::new(options.generate_slots.max(1)));
+        let generate_slots = super::slots::Slots::new(options.generate_slots);
         Ok(Self {
             inner: Arc::new(Inner {
                 generate_slots,
@@ -351,20 +351,7 @@ impl Engine {
         webhook_url: Option<&str>,
     ) -> Result<String> {
         let (input, lang, task) = (request.input.as_str(), request.lang.as_str(), request.task);
-        let key = ObjectKey::parse(input).map_err(|e| Error::invalid("input", e.to_string()))?;
-        self.check_language(lang, task)?;
-        match self.inner.storage.head(&key).await {
-            Err(caption_store::Error::NotFound { .. }) => {
-                return Err(Error::NotFound {
-                    what: "file",
-                    id: input.to_owned(),
-                });
-            }
-            other => other?,
-        };
-        if let Some(url) = webhook_url {
-            self.check_webhook_url(url).await?;
-        }
+        let key = self.check_transcription(request, webhook_url).await?;
         let job = self
             .inner
             .jobs
@@ -377,6 +364,37 @@ impl Engine {
         self.inner.job_submitted.notify_one();
         tracing::info!(job_id = %job.id, input, lang, webhook = webhook_url.is_some(), "transcription queued");
         Ok(job.id)
+    }
+
+    /// What [`Engine::submit_transcription_with`] checks before it queues a job: the input's
+    /// name, the language (and task) for the model, that the file is stored, and the webhook
+    /// URL. A service calls it before admitting the request, so a bad one gets its own error
+    /// and never `busy`. Returns the input's key.
+    pub async fn check_transcription(
+        &self,
+        request: &TranscriptRequest,
+        webhook_url: Option<&str>,
+    ) -> Result<ObjectKey> {
+        let input = request.input.as_str();
+        let key = ObjectKey::parse(input).map_err(|e| Error::invalid("input", e.to_string()))?;
+        self.check_language(&request.lang, request.task)?;
+        self.check_stored(&key, input).await?;
+        if let Some(url) = webhook_url {
+            self.check_webhook_url(url).await?;
+        }
+        Ok(key)
+    }
+
+    /// That the input `key` (named `input` by the caller) is stored: [`Error::NotFound`] of a
+    /// file otherwise.
+    pub(crate) async fn check_stored(&self, key: &ObjectKey, input: &str) -> Result<()> {
+        match self.inner.storage.head(key).await {
+            Err(caption_store::Error::NotFound { .. }) => Err(Error::NotFound {
+                what: "file",
+                id: input.to_owned(),
+            }),
+            other => other.map(|_| ()).map_err(Error::from),
+        }
     }
 
     /// A job of `kind`, or not found.

@@ -11,6 +11,7 @@ use caption_jobs::{JobKind, JobRecord, JobSpec, now_ms};
 use caption_media::{BurnOptions, BurnReport};
 use caption_store::{ObjectKey, PutOptions};
 
+use super::slots::Slot;
 use super::webhook::rfc3339;
 use crate::{Engine, Error, PreviewFrame, Result, Task};
 
@@ -57,7 +58,8 @@ impl Engine {
     }
 
     /// `POST /generate`: fetches the input, burns the captions, stores the result and returns
-    /// a download link. At most `generate_slots` run at once; beyond that it is [`Error::Busy`].
+    /// a download link. At most `generate_slots` burns run at once (background ones too); a
+    /// request that finds them all running is [`Error::Busy`] with a guessed wait.
     pub async fn generate(&self, request: GenerateRequest) -> Result<GenerateResponse> {
         self.generate_with(request, None).await
     }
@@ -69,21 +71,11 @@ impl Engine {
         request: GenerateRequest,
         webhook_url: Option<&str>,
     ) -> Result<GenerateResponse> {
-        let key =
-            ObjectKey::parse(&request.input).map_err(|e| Error::invalid("input", e.to_string()))?;
-        let config = self.resolve_config(&request)?;
-        let _slot = self
-            .inner
-            .generate_slots
-            .clone()
-            .try_acquire_owned()
-            .map_err(|_| {
-                Error::Busy("every generate slot is busy; retry in a few seconds".to_owned())
-            })?;
-        self.check_input(&key, &request.input).await?;
-        if let Some(url) = webhook_url {
-            self.check_webhook_url(url).await?;
-        }
+        // Checked before a slot is taken: a bad request gets its own error, never `busy`.
+        let (key, config) = self.check_generate(&request, webhook_url).await?;
+        let slot = self.inner.generate_slots.try_take()?;
+        let mut options = BurnOptions::default();
+        options.progress = Some(Arc::new(slot.reporter()));
         let out_key =
             ObjectKey::new_under("outputs", &output_name(key.file_name(), request.output));
         let outcome = self
@@ -93,9 +85,10 @@ impl Engine {
                 request.words,
                 config,
                 request.output,
-                BurnOptions::default(),
+                options,
             )
             .await;
+        drop(slot);
         let outcome = match outcome {
             Ok(()) => self
                 .inner
@@ -134,13 +127,7 @@ impl Engine {
         request: GenerateRequest,
         webhook_url: Option<&str>,
     ) -> Result<(String, String)> {
-        let key =
-            ObjectKey::parse(&request.input).map_err(|e| Error::invalid("input", e.to_string()))?;
-        self.resolve_config(&request)?;
-        self.check_input(&key, &request.input).await?;
-        if let Some(url) = webhook_url {
-            self.check_webhook_url(url).await?;
-        }
+        let (key, _) = self.check_generate(&request, webhook_url).await?;
         let out_key =
             ObjectKey::new_under("outputs", &output_name(key.file_name(), request.output));
         let download_url = self.inner.storage.download_url(&out_key).await?;
@@ -195,6 +182,7 @@ impl Engine {
     pub(crate) async fn generate_stored(
         &self,
         job: &JobRecord,
+        slot: &Slot,
         progress: Arc<AtomicU8>,
         cancel: Arc<AtomicBool>,
     ) -> Result<()> {
@@ -211,7 +199,9 @@ impl Engine {
             ObjectKey::parse(&request.input).map_err(|e| Error::invalid("input", e.to_string()))?;
         let config = self.resolve_config(&request)?;
         let mut options = BurnOptions::default();
+        let pace = slot.reporter();
         options.progress = Some(Arc::new(move |fraction: f64| {
+            pace(fraction);
             // 100 is kept for the stored file.
             #[allow(
                 clippy::cast_possible_truncation,
@@ -233,14 +223,23 @@ impl Engine {
         .await
     }
 
-    async fn check_input(&self, key: &ObjectKey, input: &str) -> Result<()> {
-        match self.inner.storage.head(key).await {
-            Err(caption_store::Error::NotFound { .. }) => Err(Error::NotFound {
-                what: "file",
-                id: input.to_owned(),
-            }),
-            other => other.map(|_| ()).map_err(Error::from),
+    /// What a generate checks before it burns or queues: the input's name, the config (its
+    /// template, font, colours), that the file is stored, and the webhook URL. A service calls
+    /// it before admitting the request, so a bad one gets its own error and never `busy`.
+    /// Returns the input's key and the resolved config.
+    pub async fn check_generate(
+        &self,
+        request: &GenerateRequest,
+        webhook_url: Option<&str>,
+    ) -> Result<(ObjectKey, Config)> {
+        let key =
+            ObjectKey::parse(&request.input).map_err(|e| Error::invalid("input", e.to_string()))?;
+        let config = self.resolve_config(request)?;
+        self.check_stored(&key, &request.input).await?;
+        if let Some(url) = webhook_url {
+            self.check_webhook_url(url).await?;
         }
+        Ok((key, config))
     }
 
     /// Fetches `key`, burns `words` into it (or, for an overlay `kind`, draws them alone on a

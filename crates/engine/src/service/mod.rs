@@ -2,6 +2,7 @@
 
 mod engine;
 mod generate;
+mod slots;
 mod webhook;
 mod workers;
 

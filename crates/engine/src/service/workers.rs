@@ -140,30 +140,23 @@ impl Engine {
             JobKind::Webhook => &self.inner.webhook_submitted,
         };
         while !*stop.borrow() {
-            // A background generate burns in one of the generate slots, like a synchronous one.
-            let slot = if kind == JobKind::Generate {
-                let slots = Arc::clone(&self.inner.generate_slots);
+            // A background generate burns in one of the generate slots, like a synchronous
+            // one. An idle worker holds none: it waits until one is free, looks for a job, and
+            // takes a slot only for a job it found (`run_generate`), so a synchronous request
+            // meets `busy` only when burns truly fill the slots.
+            if kind == JobKind::Generate {
                 tokio::select! {
-                    slot = slots.acquire_owned() => match slot {
-                        Ok(slot) => Some(slot),
-                        Err(_) => return,
-                    },
+                    free = self.inner.generate_slots.free() => if !free { return },
                     _ = stop.changed() => continue,
                 }
-            } else {
-                None
-            };
+            }
             match self.inner.jobs.claim(&claim).await {
-                Ok(Some(job)) => {
-                    match kind {
-                        JobKind::Transcribe => self.run_transcription(job, &worker).await,
-                        JobKind::Generate => self.run_generate(job, &worker).await,
-                        JobKind::Webhook => self.run_delivery(job, &worker).await,
-                    }
-                    drop(slot);
-                }
+                Ok(Some(job)) => match kind {
+                    JobKind::Transcribe => self.run_transcription(job, &worker).await,
+                    JobKind::Generate => self.run_generate(job, &worker).await,
+                    JobKind::Webhook => self.run_delivery(job, &worker).await,
+                },
                 Ok(None) => {
-                    drop(slot);
                     tokio::select! {
                         () = submitted.notified() => {}
                         () = tokio::time::sleep(IDLE_POLL) => {}
@@ -171,7 +164,6 @@ impl Engine {
                     }
                 }
                 Err(e) => {
-                    drop(slot);
                     tracing::error!(error = %e, ?kind, "claiming a job failed");
                     tokio::time::sleep(IDLE_POLL).await;
                 }
@@ -198,7 +190,12 @@ impl Engine {
         tracing::info!(job_id = %job.id, attempt = job.attempts, input = %job.spec.input, "generate started");
         let held = job.clone();
         self.run_held(job, worker, |running| async move {
-            self.generate_stored(&held, running.progress, running.cancel)
+            // Under the job's heartbeat: a wait for a slot a synchronous burn took meanwhile
+            // keeps the claim.
+            let Some(slot) = self.inner.generate_slots.take().await else {
+                return Err(Error::Internal("the generate slots are closed".to_owned()));
+            };
+            self.generate_stored(&held, &slot, running.progress, running.cancel)
                 .await
                 .map(|()| Vec::new())
         })
