@@ -1,6 +1,6 @@
 //! Webhooks, background generates and cancellation through a real service on a loopback port:
-//! a small receiver in the test gets the signed events; the README's verification snippet
-//! checks a real delivery.
+//! a small receiver in the test gets the signed events; the verification snippet of
+//! docs/http.md checks a real delivery.
 
 #![allow(
     clippy::unwrap_used,
@@ -292,23 +292,23 @@ fn words() -> Value {
     ])
 }
 
-/// The README's signature-verification snippet (the fenced block after the marker).
-fn readme_snippet() -> String {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+/// The signature-verification snippet of docs/http.md (the fenced block after the marker).
+fn documented_snippet() -> String {
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/http.md"))
             .unwrap();
-    let start = readme
+    let start = page
         .find("<!-- webhook-verify -->")
-        .expect("the README shows how to verify a webhook signature");
-    let rest = &readme[start..];
+        .expect("docs/http.md shows how to verify a webhook signature");
+    let rest = &page[start..];
     let code = &rest[rest.find("```python\n").unwrap() + "```python\n".len()..];
     code[..code.find("```").unwrap()].to_owned()
 }
 
-/// Runs the README snippet on a delivery as the README says to; whether it accepted it.
-fn readme_snippet_accepts(dir: &Path, header: &str, body: &[u8]) -> bool {
+/// Runs the documented snippet on a delivery as docs/http.md says to; whether it accepted it.
+fn documented_snippet_accepts(dir: &Path, header: &str, body: &[u8]) -> bool {
     let script = dir.join("verify_webhook.py");
-    std::fs::write(&script, readme_snippet()).unwrap();
+    std::fs::write(&script, documented_snippet()).unwrap();
     let body_file = dir.join("body.json");
     std::fs::write(&body_file, body).unwrap();
     let status = Command::new("python3")
@@ -322,7 +322,7 @@ fn readme_snippet_accepts(dir: &Path, header: &str, body: &[u8]) -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn each_event_type_arrives_signed_and_the_readme_verifies_it() {
+async fn each_event_type_arrives_signed_and_the_documented_snippet_verifies_it() {
     let dir = tempfile::tempdir().unwrap();
     let receiver = Receiver::start(&[]).await;
     let service = Service::start(config(&dir.path().join("data"))).await;
@@ -405,9 +405,9 @@ async fn each_event_type_arrives_signed_and_the_readme_verifies_it() {
     expected.sort();
     assert_eq!(events, expected, "one event per job, of the right type");
 
-    // The README's snippet accepts a real delivery and refuses it tampered.
+    // The documented snippet accepts a real delivery and refuses it tampered.
     let delivered = &hits[0];
-    assert!(readme_snippet_accepts(
+    assert!(documented_snippet_accepts(
         dir.path(),
         &delivered.signature,
         &delivered.body
@@ -417,7 +417,7 @@ async fn each_event_type_arrives_signed_and_the_readme_verifies_it() {
         .replace("COMPLETED", "FAILED!!!")
         .replace("FAILED\"", "PASSED\"");
     assert_ne!(tampered.as_bytes(), &delivered.body[..]);
-    assert!(!readme_snippet_accepts(
+    assert!(!documented_snippet_accepts(
         dir.path(),
         &delivered.signature,
         tampered.as_bytes()
