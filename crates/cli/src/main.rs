@@ -301,7 +301,7 @@ fn main() -> ExitCode {
     // commands only warn, and stop a burn cleanly on Ctrl-C or SIGTERM.
     if !matches!(cli.command, Command::Serve { .. }) {
         let filter = tracing_subscriber::EnvFilter::try_from_env("CAPTIONS_LOG")
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,whisper_rs=off"));
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,caption_whisper=off"));
         let _ = tracing_subscriber::fmt()
             .with_writer(std::io::stderr)
             .with_ansi(std::io::stderr().is_terminal())

@@ -23,12 +23,13 @@ pub struct Flags {
 /// a signal.
 pub fn run(flags: Flags) -> anyhow::Result<()> {
     use std::io::IsTerminal as _;
-    // whisper.cpp's model-loading chatter arrives as info events of `whisper_rs`: shown only
-    // when asked for (RUST_LOG=whisper_rs=debug).
+    // whisper.cpp's model-loading chatter arrives as info events of `caption_whisper`: shown only
+    // when asked for (RUST_LOG=caption_whisper=debug).
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,whisper_rs=warn")),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new("info,caption_whisper=warn")
+            }),
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())

@@ -184,7 +184,7 @@ impl Error {
         }
     }
 
-    pub(crate) fn whisper(action: &'static str) -> impl FnOnce(whisper_rs::WhisperError) -> Error {
+    pub(crate) fn whisper(action: &'static str) -> impl FnOnce(caption_whisper::Error) -> Error {
         move |e| Error::Whisper {
             action,
             detail: e.to_string(),

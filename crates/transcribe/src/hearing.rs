@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 
-use whisper_rs::WhisperState;
+use caption_whisper::State;
 
 use crate::chunks::Chunk;
 use crate::error::{Error, Result};
@@ -18,7 +18,7 @@ pub(crate) type Share = (Arc<AtomicU8>, u8, u8);
 /// number of threads, reporting its progress as its [`Share`]; its segments' tokens and the
 /// language it was decoded in.
 pub(crate) type Decode<'a> = dyn Fn(
-        &mut WhisperState,
+        &mut State,
         &[f32],
         Option<&'static str>,
         usize,
@@ -102,7 +102,7 @@ impl Hearing<'_> {
     /// Decodes the piece `chunk` on `state` with `threads` threads.
     pub(crate) fn piece(
         &self,
-        state: &mut WhisperState,
+        state: &mut State,
         chunk: &Chunk,
         language: Option<&'static str>,
         threads: usize,
@@ -132,7 +132,7 @@ impl Hearing<'_> {
     /// decodes a piece does not change its words. The first error stops the rest.
     pub(crate) fn side_by_side(
         &self,
-        states: &mut [WhisperState],
+        states: &mut [State],
         pieces: &[Chunk],
         language: Option<&'static str>,
         threads: usize,
@@ -144,7 +144,7 @@ impl Hearing<'_> {
         });
         let next = AtomicUsize::new(0);
         let failed = AtomicBool::new(false);
-        let decode = |state: &mut WhisperState| {
+        let decode = |state: &mut State| {
             let mut heard = Vec::new();
             loop {
                 let taken = next.fetch_add(1, Ordering::Relaxed);

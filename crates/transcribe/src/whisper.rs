@@ -6,10 +6,7 @@ use std::sync::{Arc, PoisonError};
 
 use caption_align::{Aligner, LanguageAligner};
 use caption_core::Word;
-use whisper_rs::{
-    DtwMode, DtwModelPreset, DtwParameters, FullParams, SamplingStrategy, WhisperContext,
-    WhisperContextParameters, WhisperState,
-};
+use caption_whisper::{AlignmentHeads, Context, ContextOptions, Params, State, Strategy};
 
 use crate::align::{self, AlignParams, Estimate};
 use crate::chunks::{self, Chunk};
@@ -56,7 +53,7 @@ struct Tuning {
 
 /// [`Transcriber`] on a whisper.cpp ggml model, with DTW word timings snapped to the signal.
 pub struct WhisperTranscriber {
-    context: WhisperContext,
+    context: Context,
     hparams: Hparams,
     name: String,
     tuning: Tuning,
@@ -77,28 +74,25 @@ impl std::fmt::Debug for WhisperTranscriber {
     }
 }
 
-fn dtw_preset(hp: &Hparams) -> DtwMode<'static> {
+fn dtw_heads(hp: &Hparams) -> AlignmentHeads {
     let multilingual = hp.is_multilingual();
-    let model_preset = match (hp.n_audio_layer, hp.n_text_layer, multilingual) {
-        (4, _, false) => DtwModelPreset::TinyEn,
-        (4, _, true) => DtwModelPreset::Tiny,
-        (6, _, false) => DtwModelPreset::BaseEn,
-        (6, _, true) => DtwModelPreset::Base,
-        (12, _, false) => DtwModelPreset::SmallEn,
-        (12, _, true) => DtwModelPreset::Small,
-        (24, _, false) => DtwModelPreset::MediumEn,
-        (24, _, true) => DtwModelPreset::Medium,
-        (32, 4, _) => DtwModelPreset::LargeV3Turbo,
-        (32, _, _) if hp.n_vocab >= 51_866 => DtwModelPreset::LargeV3,
-        (32, _, _) => DtwModelPreset::LargeV2,
+    match (hp.n_audio_layer, hp.n_text_layer, multilingual) {
+        (4, _, false) => AlignmentHeads::TinyEn,
+        (4, _, true) => AlignmentHeads::Tiny,
+        (6, _, false) => AlignmentHeads::BaseEn,
+        (6, _, true) => AlignmentHeads::Base,
+        (12, _, false) => AlignmentHeads::SmallEn,
+        (12, _, true) => AlignmentHeads::Small,
+        (24, _, false) => AlignmentHeads::MediumEn,
+        (24, _, true) => AlignmentHeads::Medium,
+        (32, 4, _) => AlignmentHeads::LargeV3Turbo,
+        (32, _, _) if hp.n_vocab >= 51_866 => AlignmentHeads::LargeV3,
+        (32, _, _) => AlignmentHeads::LargeV2,
         // A fine-tune of unknown shape: the top half of the decoder's heads.
-        _ => {
-            return DtwMode::TopMost {
-                n_top: (hp.n_text_layer as i32 / 2).max(1),
-            };
-        }
-    };
-    DtwMode::ModelPreset { model_preset }
+        _ => AlignmentHeads::TopMost {
+            layers: (hp.n_text_layer as i32 / 2).max(1),
+        },
+    }
 }
 
 impl WhisperTranscriber {
@@ -111,24 +105,17 @@ impl WhisperTranscriber {
     /// [`Error::Io`](crate::Error::Io) when the file cannot be read,
     /// [`Error::ModelLoad`](crate::Error::ModelLoad) when it is not a model whisper.cpp loads.
     pub fn open(path: &Path) -> Result<Self> {
-        whisper_rs::install_logging_hooks();
+        caption_whisper::route_logs_to_tracing();
         let hparams = ggml::read_hparams(path)?;
-        let mut params = WhisperContextParameters::default();
-        // DTW is silently disabled when flash attention is on.
-        params.flash_attn(false);
-        params.dtw_parameters(DtwParameters {
-            mode: dtw_preset(&hparams),
-            ..DtwParameters::default()
-        });
-        let path_str = path.to_str().ok_or_else(|| Error::ModelLoad {
+        let options = ContextOptions {
+            // DTW is silently disabled when flash attention is on.
+            flash_attention: false,
+            dtw: Some(dtw_heads(&hparams)),
+        };
+        let context = Context::load(path, options).map_err(|e| Error::ModelLoad {
             path: path.to_path_buf(),
-            detail: "path is not UTF-8".into(),
+            detail: e.to_string(),
         })?;
-        let context =
-            WhisperContext::new_with_params(path_str, params).map_err(|e| Error::ModelLoad {
-                path: path.to_path_buf(),
-                detail: e.to_string(),
-            })?;
         let name = path.file_stem().and_then(|s| s.to_str()).map_or_else(
             || "whisper".to_owned(),
             |s| s.trim_start_matches("ggml-").to_owned(),
@@ -184,10 +171,11 @@ impl WhisperTranscriber {
                 Some("en")
             });
         }
-        let id = whisper_rs::get_lang_id(&requested).ok_or_else(|| Error::InvalidLanguage {
-            language: requested.clone(),
-        })?;
-        let code = whisper_rs::get_lang_str(id).ok_or(Error::InvalidLanguage {
+        let id =
+            caption_whisper::language_id(&requested).ok_or_else(|| Error::InvalidLanguage {
+                language: requested.clone(),
+            })?;
+        let code = caption_whisper::language_code(id).ok_or(Error::InvalidLanguage {
             language: requested.clone(),
         })?;
         if code != "en" && !self.hparams.is_multilingual() {
@@ -201,48 +189,45 @@ impl WhisperTranscriber {
 
     fn run_chunk(
         &self,
-        state: &mut WhisperState,
+        state: &mut State,
         audio: &[f32],
         language: Option<&'static str>,
         threads: usize,
         options: &TranscribeOptions,
         share: Share,
     ) -> Result<(Vec<Vec<Token>>, Option<&'static str>)> {
-        let mut params = FullParams::new(match options.effective_beam_size() {
-            1 => SamplingStrategy::Greedy { best_of: BEST_OF },
-            beams => SamplingStrategy::BeamSearch {
+        let mut params = Params::new(match options.effective_beam_size() {
+            1 => Strategy::Greedy { best_of: BEST_OF },
+            beams => Strategy::BeamSearch {
                 beam_size: beams as i32,
                 patience: -1.0,
             },
         });
         // Held until the piece is transcribed (see `cores`).
         let cores = Cores::take(threads);
-        params.set_n_threads(cores.count() as i32);
-        params.set_language(Some(language.unwrap_or("auto")));
-        params.set_translate(options.translate);
+        params
+            .threads(cores.count())
+            .language(language.unwrap_or("auto"))
+            .map_err(Error::whisper("setting the language"))?
+            .translate(options.translate);
         if options.keep_fillers && language == Some("en") && !options.translate {
             // Whisper writes what its context looks like: a verbatim one keeps the fillers.
-            params.set_initial_prompt(FILLER_PROMPT);
+            params
+                .initial_prompt(FILLER_PROMPT)
+                .map_err(Error::whisper("setting the prompt"))?;
         }
         // Every piece stands alone: carrying text over lets one hallucination breed more.
-        params.set_no_context(true);
-        params.set_token_timestamps(true);
-        params.set_suppress_blank(true);
-        params.set_suppress_nst(true);
-        params.set_print_special(false);
-        params.set_print_progress(false);
-        params.set_print_realtime(false);
-        params.set_print_timestamps(false);
+        params
+            .no_context(true)
+            .token_timestamps(true)
+            .suppress_blank(true)
+            .suppress_non_speech(true);
         if let Some(cancel) = options.cancel.clone() {
-            // whisper-rs 0.16's trampoline reads the user data as the closure type `F` while it
-            // stores a boxed trait object; with `F` itself a boxed trait object the two agree.
-            // (With a plain closure the callback reads garbage and aborts at random.)
-            let abort: Box<dyn FnMut() -> bool> = Box::new(move || cancel.load(Ordering::Relaxed));
-            params.set_abort_callback_safe::<_, Box<dyn FnMut() -> bool>>(Some(abort));
+            params.abort_when(move || cancel.load(Ordering::Relaxed));
         }
         if let Some(report) = options.progress.clone() {
             let (shared, base, span) = share;
-            params.set_progress_callback_safe(move |percent: i32| {
+            params.on_progress(move |percent: i32| {
                 let within = (percent.clamp(0, 100) as u32 * u32::from(span) / 100) as u8;
                 let overall = base.saturating_add(within).min(99);
                 if shared.fetch_max(overall, Ordering::Relaxed) < overall {
@@ -265,10 +250,10 @@ impl WhisperTranscriber {
             && !options.translate
             && let Some(frames) = audio_ctx(input.len(), self.hparams.n_audio_ctx)
         {
-            params.set_audio_ctx(frames);
+            params.audio_ctx(frames);
         }
         let started = std::time::Instant::now();
-        let outcome = state.full(params, input);
+        let outcome = state.full(&mut params, input);
         drop(cores);
         tracing::debug!(
             audio_s = input.len() as f64 / SAMPLE_RATE_HZ as f64,
@@ -281,26 +266,21 @@ impl WhisperTranscriber {
             }
             return Err(Error::whisper("transcribing")(e));
         }
-        let detected = whisper_rs::get_lang_str(state.full_lang_id_from_state());
+        let detected = state.language();
         let eot = self.context.token_eot();
 
         let mut segments = Vec::new();
-        for segment in state.as_iter() {
+        for segment in state.segments() {
             let mut tokens: Vec<Token> = Vec::new();
             for i in 0..segment.n_tokens() {
-                let Some(token) = segment.get_token(i) else {
+                let Some(data) = segment.token(i) else {
                     continue;
                 };
-                if token.token_id() >= eot {
+                if data.id >= eot {
                     continue;
                 }
-                let data = token.token_data();
-                let bytes = token
-                    .to_bytes()
-                    .map_err(Error::whisper("reading a token"))?
-                    .to_vec();
                 tokens.push(Token {
-                    bytes,
+                    bytes: data.bytes,
                     t0_s: data.t0 as f64 / 100.0,
                     t1_s: data.t1 as f64 / 100.0,
                     dtw_s: (data.t_dtw >= 0).then(|| data.t_dtw as f64 / 100.0),
@@ -461,11 +441,11 @@ impl WhisperTranscriber {
         // buffers, ~200 MB for tiny.en: made once an input). Each call seeds the state's random
         // generators alike (crates/whisper-sys), so a piece's words are its own whatever the
         // state ran before.
-        let mut states: Vec<WhisperState> = options
+        let mut states: Vec<State> = options
             .carry
             .as_ref()
             .and_then(|carry| carry.lock().unwrap_or_else(PoisonError::into_inner).take())
-            .and_then(|states| states.downcast::<Vec<WhisperState>>().ok())
+            .and_then(|states| states.downcast::<Vec<State>>().ok())
             .map(|states| *states)
             .unwrap_or_default();
         let threads = options.effective_threads();
@@ -473,11 +453,11 @@ impl WhisperTranscriber {
         while states.len() < at_once {
             states.push(
                 self.context
-                    .create_state()
+                    .new_state()
                     .map_err(Error::whisper("creating a state"))?,
             );
         }
-        let decode = |state: &mut WhisperState,
+        let decode = |state: &mut State,
                       audio: &[f32],
                       language: Option<&'static str>,
                       threads: usize,

@@ -8,9 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
 use caption_testkit::speech::{festival_sentence, mix_pink_noise, read_wav_16k};
-use whisper_rs::{
-    FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters, WhisperState,
-};
+use caption_whisper::{Context, ContextOptions, Params, State, Strategy};
 
 /// Festival's kal reading a sentence under pink noise at 10 dB SNR.
 fn noisy_sentence() -> Vec<f32> {
@@ -28,36 +26,32 @@ fn noisy_sentence() -> Vec<f32> {
 }
 
 /// The tokens of decoding `samples` on `state` with `params`.
-fn decode(state: &mut WhisperState, mut params: FullParams, samples: &[f32]) -> Vec<i32> {
+fn decode(state: &mut State, mut params: Params<'_>, samples: &[f32]) -> Vec<i32> {
     // One thread: the tests of this file run side by side, and ggml's threads spin.
-    params.set_n_threads(1);
-    params.set_language(Some("en"));
-    params.set_print_progress(false);
-    params.set_print_realtime(false);
-    state.full(params, samples).unwrap();
+    params.threads(1).language("en").unwrap();
+    state.full(&mut params, samples).unwrap();
     state
-        .as_iter()
+        .segments()
         .flat_map(|segment| {
             (0..segment.n_tokens())
-                .filter_map(|i| segment.get_token(i).map(|t| t.token_id()))
+                .filter_map(|i| segment.token(i).map(|t| t.id))
                 .collect::<Vec<_>>()
         })
         .collect()
 }
 
-fn tiny_en() -> WhisperContext {
+fn tiny_en() -> Context {
     let path = caption_transcribe::installed_model_path("tiny.en").unwrap();
-    WhisperContext::new_with_params(path.to_str().unwrap(), WhisperContextParameters::default())
-        .unwrap()
+    Context::load(&path, ContextOptions::default()).unwrap()
 }
 
 #[test]
 fn decoding_the_same_audio_again_gives_the_same_tokens() {
     let samples = noisy_sentence();
     let context = tiny_en();
-    let mut state = context.create_state().unwrap();
+    let mut state = context.new_state().unwrap();
     let beams = || {
-        FullParams::new(SamplingStrategy::BeamSearch {
+        Params::new(Strategy::BeamSearch {
             beam_size: 5,
             patience: -1.0,
         })
@@ -78,13 +72,12 @@ fn sampling_again_on_the_same_state_gives_the_same_tokens() {
     let samples = noisy_sentence();
     let context = tiny_en();
     let sampled = || {
-        let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
+        let mut params = Params::new(Strategy::Greedy { best_of: 1 });
         // Every token drawn from the whole distribution by the first decoder's generator.
-        params.set_temperature(1.0);
-        params.set_temperature_inc(0.0);
+        params.temperature(1.0).temperature_increment(0.0);
         params
     };
-    let mut state = context.create_state().unwrap();
+    let mut state = context.new_state().unwrap();
     let first = decode(&mut state, sampled(), &samples);
     assert!(first.len() > 10, "{} tokens", first.len());
     for again in 1..3 {
@@ -95,6 +88,6 @@ fn sampling_again_on_the_same_state_gives_the_same_tokens() {
         );
     }
     // A new state draws the same.
-    let mut fresh = context.create_state().unwrap();
+    let mut fresh = context.new_state().unwrap();
     assert_eq!(decode(&mut fresh, sampled(), &samples), first);
 }

@@ -1,7 +1,14 @@
 //! The library as a program outside this workspace uses it: a crate made in a temporary folder
-//! depends on `captions` by path with default features off, transcribes a spoken clip and burns
-//! its captions; `cargo tree` shows nothing of a server. And the README's "As a library" lines
-//! are those of `examples/library.rs`, which runs on a real clip.
+//! depends on `captions` by path with default features off and no settings of its own (no
+//! `[patch]`, no build environment), transcribes a spoken clip and burns its captions; its words
+//! and times are the command line's on the same clip (the same whisper.cpp build), and
+//! `cargo tree` shows nothing of a server. And the README's "As a library" lines are those of
+//! `examples/library.rs`, which runs on a real clip.
+
+#![allow(
+    clippy::expect_used,
+    reason = "test code: a panic is the failure report"
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -32,9 +39,6 @@ fn profiles(manifest: &str) -> String {
 fn cargo(dir: &Path) -> Command {
     let mut command = Command::new(env!("CARGO"));
     command.current_dir(dir);
-    // The same build settings as the workspace's `.cargo/config.toml`, which a crate outside
-    // it does not read.
-    command.env("GGML_LLAMAFILE", "ON");
     command
 }
 
@@ -62,8 +66,28 @@ fn main() {
     let heard = stages.iter().filter(|(s, _)| *s == Stage::Transcribing).count();
     let text: Vec<&str> = words.iter().map(|w| w.word.as_str()).collect();
     println!("{}\t{}\t{}\t{}", text.join(" "), report.frames, heard, burned);
+    for word in &words {
+        println!("{:.3}\t{:.3}\t{}", word.start, word.end, word.punctuated_word);
+    }
 }
 "#;
+
+/// One line per word, `start end word`, as the app above prints them.
+fn timed_lines(words: &serde_json::Value) -> Vec<String> {
+    words
+        .as_array()
+        .expect("a word list")
+        .iter()
+        .map(|w| {
+            format!(
+                "{:.3}\t{:.3}\t{}",
+                w["start"].as_f64().expect("start"),
+                w["end"].as_f64().expect("end"),
+                w["punctuated_word"].as_str().expect("punctuated_word")
+            )
+        })
+        .collect()
+}
 
 #[test]
 fn a_crate_outside_the_workspace_transcribes_and_burns_with_default_features_off() {
@@ -111,6 +135,9 @@ fn a_crate_outside_the_workspace_transcribes_and_burns_with_default_features_off
             "{server_part} is linked with default features off"
         );
     }
+    // whisper.cpp as this workspace builds it, through the dependency alone.
+    assert!(crates.contains("caption-whisper-sys"), "{crates:?}");
+    assert!(!crates.contains("whisper-rs-sys"), "{crates:?}");
     println!("{} crates with default features off", crates.len());
 
     let video = speech_video(
@@ -128,13 +155,38 @@ fn a_crate_outside_the_workspace_transcribes_and_burns_with_default_features_off
         .expect("cargo run");
     assert!(run.status.success(), "the app failed: {}", stderr(&run));
     let stdout = String::from_utf8_lossy(&run.stdout);
-    let fields: Vec<&str> = stdout.trim().split('\t').collect();
+    let mut lines = stdout.lines();
+    let fields: Vec<&str> = lines.next().unwrap_or_default().split('\t').collect();
+    let app_words: Vec<String> = lines.map(str::to_owned).collect();
     let [text, frames, heard, burned] = fields.as_slice() else {
         panic!("unexpected output {stdout:?}");
     };
-    let text = text.to_lowercase();
+    // The command line on the same clip: the same whisper.cpp, so the same words and times.
+    let json = work.path().join("cli.json");
+    let cli = Command::new(env!("CARGO_BIN_EXE_captions"))
+        .arg("transcribe")
+        .arg(&video)
+        .arg("-o")
+        .arg(&json)
+        .env("CAPTIONS_MODEL", "tiny.en")
+        .output()
+        .expect("captions transcribe");
     assert!(
-        text.contains("hello") && text.contains("test"),
+        cli.status.success(),
+        "captions transcribe: {}",
+        stderr(&cli)
+    );
+    let cli_words: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("the CLI's words")).expect("JSON");
+    assert_eq!(
+        app_words,
+        timed_lines(&cli_words),
+        "the app and the CLI differ"
+    );
+    let text = text.to_lowercase();
+    // (tiny.en hears espeak-ng's "Hello" as "the low": the words are the CLI's, checked above.)
+    assert!(
+        text.contains("world") && text.contains("test") && text.contains("captions"),
         "heard {text:?}"
     );
     assert!(frames.parse::<u64>().expect("frames") > 50);
