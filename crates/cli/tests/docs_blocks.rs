@@ -1,8 +1,9 @@
 //! Every command block (```` ```sh ````) of the README and of docs/ runs as written: the two
 //! commands (`make run`, `make test`) are what CI runs, the command-line block is run by
 //! `readme.rs`; the HTTP walkthrough, then the blocks of docs/http.md that follow it in the
-//! same shell, run here against `captions serve` on loopback (the port the only change). A new
-//! command block that no test runs fails here.
+//! same shell, run here against `captions serve` on loopback (the port the only change), and
+//! docs/style.md's in a folder with a spoken `talk.mp4` and its words. A new command block that
+//! no test runs fails here.
 
 #![allow(
     clippy::unwrap_used,
@@ -15,7 +16,7 @@ use std::process::Command;
 
 mod support;
 
-use support::Service;
+use support::{Service, captions_binary};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -52,7 +53,7 @@ fn every_command_block_is_run_by_a_test() {
             // (readme.rs), the walkthrough, which docs/http.md's blocks follow (below).
             let run = match file.as_str() {
                 "README.md" => i < 3,
-                "docs/http.md" => true,
+                "docs/http.md" | "docs/style.md" => true,
                 _ => false,
             };
             assert!(
@@ -126,4 +127,50 @@ fn the_http_walkthrough_and_its_follow_ups_run_as_written() {
         "the background generate: {last}"
     );
     service.terminate();
+}
+
+#[test]
+fn the_style_pages_blocks_run_as_written() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    caption_testkit::media::speech_video(
+        &dir.join("talk.mp4"),
+        "color=c=navy:s=270x480:r=24",
+        "Start from a template, then make it your own.",
+    )
+    .unwrap();
+    let bin = captions_binary();
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let words = Command::new(&bin)
+        .args(["transcribe", "talk.mp4", "-o", "talk.json"])
+        .current_dir(dir)
+        .env("CAPTIONS_MODEL", "tiny.en")
+        .output()
+        .unwrap();
+    assert!(
+        words.status.success(),
+        "{}",
+        String::from_utf8_lossy(&words.stderr)
+    );
+    for block in sh_blocks("docs/style.md") {
+        let out = Command::new("bash")
+            .args(["-c", &format!("set -euo pipefail\n{block}")])
+            .current_dir(dir)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{block}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(std::fs::metadata(dir.join("out.mp4")).unwrap().len() > 1000);
+    let style: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("my-style.json")).unwrap()).unwrap();
+    assert_eq!(style["id"], "karaoke", "{style}");
 }

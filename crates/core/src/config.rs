@@ -240,19 +240,24 @@ wire_enum!(
 
 wire_enum!(
     /// How words marked `emphasis` are drawn.
-    #[derive(Default)]
     Emphasis {
         /// Not at all: marks are ignored.
-        #[default]
         None = "NONE",
         /// In the next colour of `hilightColor`.
         Color = "COLOR",
-        /// At [`EMPHASIS_SCALE`] times the font size.
+        /// At 1.25 times the font size ([`EMPHASIS_SCALE`]).
         Size = "SIZE",
         /// Both.
         ColorSize = "COLOR_SIZE",
     }
 );
+
+impl Default for Emphasis {
+    /// Not at all.
+    fn default() -> Self {
+        Self::None
+    }
+}
 
 impl Emphasis {
     /// True when emphasised words take the next colour of `hilightColor`.
