@@ -9,11 +9,13 @@
 mod batch;
 mod catalog_cmds;
 mod convert;
+mod failure;
 mod formats;
 mod interrupt;
 mod media_cmds;
 mod paths;
 mod serve;
+mod style_file;
 
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
@@ -308,7 +310,7 @@ fn main() -> ExitCode {
             .with_env_filter(filter)
             .try_init();
         if let Err(e) = interrupt::install() {
-            eprintln!("error: {}", report(&e));
+            eprintln!("error[internal]: {}", report(&e));
             return ExitCode::FAILURE;
         }
     }
@@ -459,8 +461,9 @@ fn main() -> ExitCode {
         } => media_cmds::model_install(&names, force),
         Command::Completions { shell } => {
             let mut command = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(shell, &mut command, "captions", &mut std::io::stdout());
-            Ok(ExitCode::SUCCESS)
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut command, "captions", &mut script);
+            catalog_cmds::print(&String::from_utf8_lossy(&script)).map(|()| ExitCode::SUCCESS)
         }
         Command::Manpages { dir } => manpages(&dir),
         Command::Serve {
@@ -476,14 +479,24 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // The reader of standard output has what it wanted (`captions fonts | head -1`).
+        Err(e) if failure::is_closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            match error_code(&e) {
-                Some(code) => eprintln!("error[{code}]: {}", report(&e)),
-                None => eprintln!("error: {}", report(&e)),
+            for line in error_lines(&e) {
+                eprintln!("{line}");
             }
             ExitCode::FAILURE
         }
     }
+}
+
+/// What a failed command prints: each problem as `error[<code>]: <file>: <problem>`.
+fn error_lines(e: &anyhow::Error) -> Vec<String> {
+    if let Some(failure) = e.chain().find_map(|c| c.downcast_ref::<failure::Failure>()) {
+        return failure.lines();
+    }
+    let code = error_code(e).unwrap_or(caption_core::ErrorCode::Internal);
+    vec![format!("error[{code}]: {}", report(e))]
 }
 
 /// Writes `captions.1` and a `captions-<command>.1` page per visible command into `dir`.
@@ -509,12 +522,16 @@ fn manpages(dir: &std::path::Path) -> anyhow::Result<ExitCode> {
 }
 
 /// The stable code of the engine's error behind `e` (`unreadable_input`, `no_audio`, ...), the
-/// same a program or the HTTP service gets; none for the command line's own checks.
+/// same a program or the HTTP service gets.
 fn error_code(e: &anyhow::Error) -> Option<caption_core::ErrorCode> {
     e.chain().find_map(|cause| {
         if let Some(error) = cause.downcast_ref::<caption_engine::Error>() {
             Some(error.code())
         } else if let Some(error) = cause.downcast_ref::<caption_media::Error>() {
+            Some(error.code())
+        } else if let Some(error) = cause.downcast_ref::<caption_fonts::Error>() {
+            Some(error.code())
+        } else if let Some(error) = cause.downcast_ref::<caption_core::CatalogError>() {
             Some(error.code())
         } else {
             cause
