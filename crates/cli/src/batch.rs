@@ -86,6 +86,8 @@ pub struct BatchArgs<'a> {
     pub templates_dir: Option<&'a Path>,
     /// Transcribe and burn every video again, whatever was done before.
     pub force: bool,
+    /// A video in which no speech is heard fails.
+    pub require_speech: bool,
     /// Cores in all; 0: every core.
     pub threads: usize,
 }
@@ -278,14 +280,25 @@ fn batch_one(
             Err(e) => return Outcome::Failed(Failure::engine(&[input], &e)),
         },
     };
+    let mut warnings = Vec::new();
+    if words.is_empty() {
+        let heard = "no speech was heard";
+        if args.require_speech {
+            return Outcome::Failed(Failure::new(
+                ErrorCode::NoSpeech,
+                input.display(),
+                format!("{heard} (silence, music or noise); nothing was written"),
+            ));
+        }
+        warnings.push(format!("{heard}; the video has no captions"));
+    }
     let working = interrupt::Working::start();
     let options = BurnOptions::default().with_cancel(working.burn_cancel());
-    let warnings =
-        match captioner.burn_with(input, &output, &words, config, &options, &Task::default()) {
-            Ok(report) => report.warnings,
-            Err(_) if interrupt::interrupted() => return Outcome::Interrupted,
-            Err(e) => return Outcome::Failed(Failure::engine(&[input, &output], &e)),
-        };
+    match captioner.burn_with(input, &output, &words, config, &options, &Task::default()) {
+        Ok(report) => warnings.extend(report.warnings),
+        Err(_) if interrupt::interrupted() => return Outcome::Interrupted,
+        Err(e) => return Outcome::Failed(Failure::engine(&[input, &output], &e)),
+    }
     let written =
         fingerprint(config, &words).map(|print| std::fs::write(&print_file, print + "\n"));
     match written {

@@ -78,6 +78,10 @@ enum Command {
         /// for `captions burn --cut-fillers`; whisper leaves most of them out otherwise.
         #[arg(long, conflicts_with = "translate")]
         keep_fillers: bool,
+        /// Fail (exit 1, nothing written) when no speech is heard, instead of writing an empty
+        /// transcript with a warning.
+        #[arg(long)]
+        require_speech: bool,
         /// Output format (default: from the output file's extension, else json).
         #[arg(long, value_enum)]
         format: Option<formats::Format>,
@@ -140,6 +144,10 @@ enum Command {
         /// Transcribe the video first.
         #[arg(long)]
         transcribe: bool,
+        /// With --transcribe: fail (exit 1, nothing written) when no speech is heard, instead
+        /// of burning a video without captions with a warning.
+        #[arg(long)]
+        require_speech: bool,
         #[arg(long, default_value = "auto")]
         lang: String,
         #[arg(long, env = "CAPTIONS_MODEL", default_value = "base")]
@@ -205,6 +213,10 @@ enum Command {
         /// style and these words.
         #[arg(long)]
         force: bool,
+        /// A video in which no speech is heard fails, instead of being burned without captions
+        /// with a warning.
+        #[arg(long)]
+        require_speech: bool,
         /// Cores to use in all, shared among the `--jobs` videos processed at once; 0 (the
         /// default) uses them all, shared with other transcriptions running on this machine.
         #[arg(long, env = "CAPTIONS_THREADS", default_value_t = 0)]
@@ -328,6 +340,7 @@ fn main() -> ExitCode {
             model,
             translate,
             keep_fillers,
+            require_speech,
             format,
             output,
             threads,
@@ -342,6 +355,7 @@ fn main() -> ExitCode {
             media_cmds::Hearing {
                 translate,
                 keep_fillers,
+                require_speech,
             },
             format,
             output.as_deref(),
@@ -383,6 +397,7 @@ fn main() -> ExitCode {
             video,
             words,
             transcribe,
+            require_speech,
             lang,
             model,
             template,
@@ -400,6 +415,7 @@ fn main() -> ExitCode {
             video: &video,
             words: words.as_deref(),
             transcribe,
+            require_speech,
             lang: &lang,
             model: &model,
             template: template.as_deref(),
@@ -424,6 +440,7 @@ fn main() -> ExitCode {
             model,
             templates_dir,
             force,
+            require_speech,
             threads,
         } => batch::batch(&batch::BatchArgs {
             inputs: &inputs,
@@ -435,6 +452,7 @@ fn main() -> ExitCode {
             model: &model,
             templates_dir: templates_dir.as_deref(),
             force,
+            require_speech,
             threads,
         }),
         Command::Preview {

@@ -132,6 +132,23 @@ pub struct Hearing {
     pub translate: bool,
     /// Fillers kept as words.
     pub keep_fillers: bool,
+    /// No speech heard is a failure, not a warning.
+    pub require_speech: bool,
+}
+
+/// What a transcription that heard no words says: a warning (the empty result still written,
+/// as `empty` says) or, when speech is required, the failure.
+pub fn no_speech(file: &Path, required: bool, empty: &str) -> Result<()> {
+    const HEARD: &str = "no speech was heard";
+    if required {
+        return fail(
+            ErrorCode::NoSpeech,
+            file.display(),
+            format!("{HEARD} (silence, music or noise); nothing was written"),
+        );
+    }
+    eprintln!("warning: {}: {HEARD}; {empty}", file.display());
+    Ok(())
 }
 
 pub fn transcribe(
@@ -160,6 +177,13 @@ pub fn transcribe(
         other => other.map_err(|e| Failure::engine(&[input.file], &e))?,
     };
     drop(working);
+    if words.is_empty() {
+        let empty = match to.format {
+            Format::Json => "the word list is empty",
+            _ => "the subtitles are empty",
+        };
+        no_speech(input.file, hearing.require_speech, empty)?;
+    }
     write_words(&words, &to)
 }
 
@@ -253,6 +277,8 @@ pub struct BurnArgs<'a> {
     pub video: &'a Path,
     pub words: Option<&'a Path>,
     pub transcribe: bool,
+    /// With `transcribe`, no speech heard is a failure, not a warning.
+    pub require_speech: bool,
     pub lang: &'a str,
     pub model: &'a str,
     pub template: Option<&'a str>,
@@ -285,6 +311,14 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
         caption_media::check_output(args.output).map_err(media)?;
     }
     paths::not_the_input(args.video, args.output)?;
+    // A check of its own: clap counts --transcribe's default as given.
+    if args.require_speech && !args.transcribe {
+        return fail(
+            ErrorCode::InvalidRequest,
+            "--require-speech",
+            "is about what a transcription hears: use it with --transcribe",
+        );
+    }
     if let Some(pause) = args.cut_pauses {
         let range = caption_core::rules::CUT_PAUSES_S;
         if !(f64::from(pause) >= range.min && f64::from(pause) <= range.max) {
@@ -353,10 +387,14 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
                     .cancel_with(working.task_cancel()),
             );
             progress.finish_and_clear();
-            match heard {
+            let words = match heard {
                 Err(_) if interrupt::interrupted() => return Ok(interrupt::stopped(&unwritten)),
                 other => other.map_err(|e| Failure::engine(&files, &e))?,
+            };
+            if words.is_empty() {
+                no_speech(args.video, args.require_speech, "the video has no captions")?;
             }
+            words
         }
     };
     let progress = bar("burning");

@@ -12,7 +12,6 @@ mod support;
 
 use support::{captions, espeak_wav, run};
 
-
 fn jfk() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/audio/jfk.wav")
 }
