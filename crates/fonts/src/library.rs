@@ -236,6 +236,12 @@ impl FontLibrary {
     ///
     /// [`Error::FamilyNotFound`] when no face has that family name.
     pub fn resolve(&self, family: &str, css_weight: u16) -> Result<FontFace> {
+        // No family is named with a NUL byte (and fontconfig cannot be asked for one).
+        if family.contains('\0') {
+            return Err(Error::FamilyNotFound {
+                family: family.to_owned(),
+            });
+        }
         let mut pattern = Pattern::new(&self.fc).map_err(query("pattern"))?;
         pattern
             .add_string(c"family", &cstring(family)?)

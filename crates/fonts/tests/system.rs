@@ -144,4 +144,10 @@ fn a_missing_family_is_matched_by_spelling_then_by_the_look_of_the_family_meant(
         );
     }
     assert_eq!(fonts.missing_family_rule("Inter").unwrap(), None);
+    // A name no family can have is a family that is not installed, not a failure of the query.
+    let rule = fonts.missing_family_rule("Inter\0Bold").unwrap().unwrap();
+    assert!(
+        rule.contains("is not an installed font family (closest: Inter"),
+        "{rule}"
+    );
 }
