@@ -223,3 +223,39 @@ impl Client {
         (status, response.json().await.unwrap())
     }
 }
+
+/// `captions` with `args`, the tiny English model, and the output captured.
+pub fn captions(args: &[&str]) -> std::process::Output {
+    Command::new(captions_binary())
+        .args(args)
+        .env("CAPTIONS_MODEL", "tiny.en")
+        .output()
+        .unwrap()
+}
+
+/// [`captions`] run by `sh` after `umask <mask>`, as a user's shell with that umask runs it.
+pub fn captions_under_umask(mask: &str, args: &[&str]) -> std::process::Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("umask {mask} && exec \"$0\" \"$@\""))
+        .arg(captions_binary())
+        .args(args)
+        .env("CAPTIONS_MODEL", "tiny.en")
+        .output()
+        .unwrap()
+}
+
+/// What a command printed on standard error.
+pub fn stderr_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// What a command printed on standard output.
+pub fn stdout_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A path as the `&str` a command line takes.
+pub fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
