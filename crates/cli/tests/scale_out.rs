@@ -201,7 +201,7 @@ async fn three_processes_share_jobs_and_survive_a_sigkill() {
         .unwrap();
     tokio::spawn(connection);
     let victim = services[2].as_mut().unwrap();
-    let prefix = format!("{}-", victim.child.id());
+    let prefix = format!("{}-", victim.pid());
     let deadline = Instant::now() + Duration::from_secs(120);
     let held = loop {
         let rows = db
@@ -217,8 +217,7 @@ async fn three_processes_share_jobs_and_survive_a_sigkill() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
-    victim.child.kill().unwrap(); // SIGKILL
-    victim.child.wait().unwrap();
+    victim.kill();
     services[2] = None;
 
     let deadline = Instant::now() + Duration::from_secs(600);

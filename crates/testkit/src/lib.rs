@@ -6,6 +6,7 @@
 //! - [`Chromedriver`]: Debian's chromedriver, for tests that drive Chromium through WebDriver.
 //! - [`S3sServer`]: s3s-fs, an S3 server that checks signatures and POST policies.
 //! - [`Tmpfs`]: a small tmpfs, for a disk that fills up.
+//! - [`Service`]: `captions serve` itself ([`ServeCommand`] says how to start it).
 //!
 //! [`fuzz`] runs arbitrary and mutated input through a parser and tallies what it did.
 //! [`media`] makes videos with speech and reads their frames; [`speech`] makes speech with
@@ -26,6 +27,7 @@ pub mod fuzz;
 pub mod media;
 mod postgres;
 mod s3s;
+mod serve;
 pub mod speech;
 mod tmpfs;
 pub mod upload;
@@ -33,6 +35,7 @@ pub mod upload;
 pub use chromedriver::{CHROMIUM, Chromedriver};
 pub use postgres::PostgresServer;
 pub use s3s::S3sServer;
+pub use serve::{ServeCommand, Service, wait_for_port};
 pub use tmpfs::Tmpfs;
 
 /// A TCP port that was free a moment ago on 127.0.0.1: for a server a test starts. Another
