@@ -12,6 +12,8 @@
 //! [`media`] makes videos with speech and reads their frames; [`speech`] makes speech with
 //! known word times; [`upload`] plays a browser's form upload with curl.
 //!
+//! With the `service` feature, `webhook` receives a service's events.
+//!
 //! ```
 //! let server = caption_testkit::PostgresServer::start()?;
 //! let url = server.database("jobs")?;
@@ -31,6 +33,8 @@ mod serve;
 pub mod speech;
 mod tmpfs;
 pub mod upload;
+#[cfg(feature = "service")]
+pub mod webhook;
 
 pub use chromedriver::{CHROMIUM, Chromedriver};
 pub use postgres::PostgresServer;
