@@ -12,7 +12,9 @@
 //! [`media`] makes videos with speech and reads their frames; [`speech`] makes speech with
 //! known word times; [`upload`] plays a browser's form upload with curl.
 //!
-//! With the `service` feature, `webhook` receives a service's events.
+//! With the `service` feature: `webhook` receives a service's events, and `soak` runs
+//! clients, two service processes and a fault injector for a set time and reports what broke
+//! (`scripts/soak`).
 //!
 //! ```
 //! let server = caption_testkit::PostgresServer::start()?;
@@ -30,6 +32,8 @@ pub mod media;
 mod postgres;
 mod s3s;
 mod serve;
+#[cfg(feature = "service")]
+pub mod soak;
 pub mod speech;
 mod tmpfs;
 pub mod upload;
