@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::clips::{Clip, OutputFault, check_output, heard_share};
+use super::clips::{CaptionCheck, Clip, OutputFault, check_output, heard_share};
 use super::{
     DRAIN_LIMIT, JOB_LIMIT, PROCESSES, RECOVERY_S, Rng, Shared, faults::clock_label, lock,
 };
@@ -123,8 +123,8 @@ pub(crate) struct Output {
     /// Its object key (`outputs/<uuid>/<name>`).
     pub(crate) key: String,
     pub(crate) asynchronous: bool,
-    /// `Ok(word frames checked)`, or what was wrong.
-    pub(crate) check: Result<usize, OutputProblem>,
+    /// What the check saw, or what was wrong.
+    pub(crate) check: Result<CaptionCheck, OutputProblem>,
 }
 
 /// What was wrong with an output.
@@ -522,7 +522,7 @@ impl Client {
         let mut output = Output {
             key,
             asynchronous,
-            check: Ok(0),
+            check: Err(OutputProblem::Missing("not downloaded".to_owned())),
         };
         let reply = match self
             .call(Endpoint::Download, Target::Url, |http, _| http.get(link))
@@ -552,9 +552,9 @@ impl Client {
         })
         .await;
         output.check = match checked {
-            Ok(Ok(frames)) => {
+            Ok(Ok(checked)) => {
                 let _ = std::fs::remove_file(&path);
-                Ok(frames)
+                Ok(checked)
             }
             Ok(Err(OutputFault::Probe(why))) => Err(OutputProblem::Probe(why)),
             Ok(Err(OutputFault::Pixels(why))) => Err(OutputProblem::Pixels(why)),

@@ -253,6 +253,8 @@ struct OutputTally {
     answered: usize,
     checked: usize,
     word_frames: usize,
+    /// The smallest share of caption pixels on a word's frame, over every output.
+    least_share: f64,
     missing: usize,
     probe_failed: usize,
     pixels_failed: usize,
@@ -369,7 +371,8 @@ pub(crate) fn build(
     // Requests.
     let mut requests: BTreeMap<Endpoint, BTreeMap<String, usize>> = BTreeMap::new();
     let mut latencies: BTreeMap<Endpoint, Vec<f64>> = BTreeMap::new();
-    let mut unexpected: BTreeMap<(Endpoint, String), (usize, f64)> = BTreeMap::new();
+    // (endpoint, answer, during a fault) → (how many, the first's time)
+    let mut unexpected: BTreeMap<(Endpoint, String, bool), (usize, f64)> = BTreeMap::new();
     let (mut busy_retries, mut fault_retries, mut no_answer_retries) = (0, 0, 0);
     let mut sync_failed: BTreeMap<String, usize> = BTreeMap::new();
     for exchange in &exchanges {
@@ -405,8 +408,13 @@ pub(crate) fn build(
                 if expected {
                     fault_retries += 1;
                 } else {
+                    let during = shared.in_fault(exchange.start_s, exchange.end_s);
                     let entry = unexpected
-                        .entry((exchange.endpoint, format!("{status} {}", exchange.code)))
+                        .entry((
+                            exchange.endpoint,
+                            format!("{status} {}", exchange.code),
+                            during,
+                        ))
                         .or_insert((0, exchange.start_s));
                     entry.0 += 1;
                 }
@@ -415,9 +423,14 @@ pub(crate) fn build(
             _ => {}
         }
     }
-    for ((endpoint, answer), (count, first_s)) in &unexpected {
+    for ((endpoint, answer, during), (count, first_s)) in &unexpected {
+        let when = if *during {
+            "during a fault, where only a 503 `unavailable` or 507 `disk_full` with Retry-After is expected"
+        } else {
+            "outside the fault windows"
+        };
         problems.push(format!(
-            "{count} × {answer} from {endpoint} outside the fault windows or without a retryable code (first at {})",
+            "{count} × {answer} from {endpoint} {when} (first at {})",
             clock_label(*first_s)
         ));
     }
@@ -746,13 +759,15 @@ fn judge_outputs(
     let mut tally = OutputTally {
         answered: outputs.len(),
         in_bucket: state.bucket_outputs.len(),
+        least_share: f64::INFINITY,
         ..OutputTally::default()
     };
     for output in outputs {
         match &output.check {
-            Ok(frames) => {
+            Ok(checked) => {
                 tally.checked += 1;
-                tally.word_frames += frames;
+                tally.word_frames += checked.word_frames;
+                tally.least_share = tally.least_share.min(checked.least_share);
             }
             Err(problem) => {
                 let detail = match problem {
@@ -1088,10 +1103,16 @@ impl SoakReport {
         let o = &self.outputs;
         writeln!(
             out,
-            "\noutputs: {} named by answers, {} passed ffprobe and caption pixels ({} word frames), {} missing, {} failed ffprobe, {} without caption pixels; {} in the bucket, {} of them left by synchronous generates whose answer was lost, {} duplicates or strays",
+            "\noutputs: {} named by answers, {} passed ffprobe and caption pixels ({} word frames, the fewest caption pixels on one {:.1} % of the frame, {:.1} % needed), {} missing, {} failed ffprobe, {} without caption pixels; {} in the bucket, {} of them left by synchronous generates whose answer was lost, {} duplicates or strays",
             o.answered,
             o.checked,
             o.word_frames,
+            if o.least_share.is_finite() {
+                o.least_share * 100.0
+            } else {
+                0.0
+            },
+            super::clips::MIN_CAPTION_SHARE * 100.0,
             o.missing,
             o.probe_failed,
             o.pixels_failed,
