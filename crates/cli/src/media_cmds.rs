@@ -150,7 +150,7 @@ pub fn transcribe(
         )
         .with_context(|| format!("transcribing {}", input.file.display()))?;
     progress.finish_and_clear();
-    write_words(&words, &to)
+    write_words(&captioner, &words, &to)
 }
 
 /// The text to align from a file: cues of a subtitle file, or the words of anything else.
@@ -179,12 +179,12 @@ pub fn align(
         .align(input.file, &given, &task(input.lang, &progress))
         .with_context(|| format!("aligning {} on {}", text.display(), input.file.display()))?;
     progress.finish_and_clear();
-    write_words(&words, &to)
+    write_words(&captioner, &words, &to)
 }
 
 /// Writes words as `to` says, to its file or standard output.
-fn write_words(words: &[Word], to: &Destination<'_>) -> Result<ExitCode> {
-    let text = formats::render(words, to.format, &to.export)?;
+fn write_words(captioner: &Captioner, words: &[Word], to: &Destination<'_>) -> Result<ExitCode> {
+    let text = formats::render(words, to.format, &to.export, captioner)?;
     match to.output {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;

@@ -738,9 +738,7 @@ impl Captioner {
     }
 
     /// Writes `words` as a subtitle file in the format its extension names: `.srt`, `.vtt`,
-    /// `.ass` (the style and video size of `options`, karaoke `\k` timing per word) or `.txt`.
-    /// Cues follow subtitle practice (at least 0.8 s, at most 7 s, two lines of 42 characters,
-    /// 20 characters a second).
+    /// `.ass` or `.txt`, as [`Captioner::subtitles`] writes them.
     ///
     /// ```
     /// use caption_engine::{Captioner, ExportOptions, Word};
@@ -756,8 +754,9 @@ impl Captioner {
     ///
     /// # Errors
     ///
-    /// [`ErrorCode::InvalidRequest`](crate::ErrorCode::InvalidRequest) for another extension;
-    /// [`ErrorCode::Internal`](crate::ErrorCode::Internal) when the file cannot be written.
+    /// [`ErrorCode::InvalidRequest`](crate::ErrorCode::InvalidRequest) for another extension or
+    /// (ASS) a style the burn refuses; [`ErrorCode::Internal`](crate::ErrorCode::Internal) when
+    /// the file cannot be written.
     pub fn export_subtitles(
         &self,
         words: &[Word],
@@ -765,11 +764,67 @@ impl Captioner {
         options: &ExportOptions,
     ) -> Result<()> {
         let path = path.as_ref();
-        let text = caption_core::export_words(words, subtitle_format(path)?, options)?;
+        let text = self.subtitles(words, subtitle_format(path)?, options)?;
         std::fs::write(path, text).map_err(|source| Error::Io {
             context: format!("writing {}", path.display()),
             source,
         })
+    }
+
+    /// `words` as a subtitle file in `format`. SRT, WebVTT and text follow subtitle practice
+    /// (at least 0.8 s, at most 7 s, two lines of 42 characters, 20 characters a second). ASS
+    /// shows the captions as the burn does, in the style and at the video size of `options`
+    /// (the default template and a 1080x1920 frame when they are not given): the burn's pages
+    /// and lines, laid out with the system's fonts, each page where the burn puts it, each word
+    /// lit while it is spoken, with its karaoke time (`\k`). Effects and emoji are left out.
+    ///
+    /// ```
+    /// use caption_engine::{Captioner, ExportOptions, SubtitleFormat, Word};
+    ///
+    /// let captioner = Captioner::builder().build()?;
+    /// let words = vec![
+    ///     Word::new(0.0, 0.4, "Hello"),
+    ///     Word::new(0.4, 0.9, "everyone."),
+    ///     Word::new(1.0, 1.5, "Welcome."),
+    /// ];
+    /// let ass = captioner.subtitles(&words, SubtitleFormat::Ass, &ExportOptions::default())?;
+    /// // A page a sentence, as the burn shows them.
+    /// assert_eq!(ass.lines().filter(|l| l.starts_with("Dialogue:")).count(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::InvalidRequest`](crate::ErrorCode::InvalidRequest) for (ASS) a style the
+    /// burn refuses or a frame size of 0 or over 16,384 pixels.
+    pub fn subtitles(
+        &self,
+        words: &[Word],
+        format: SubtitleFormat,
+        options: &ExportOptions,
+    ) -> Result<String> {
+        if format != SubtitleFormat::Ass {
+            return Ok(caption_core::export_words(words, format, options)?);
+        }
+        let config = options
+            .config
+            .as_ref()
+            .unwrap_or_else(|| self.inner.catalog.default_config());
+        let (width_px, height_px) = options.frame_size_px.unwrap_or((1080, 1920));
+        if !(1..=16_384).contains(&width_px) || !(1..=16_384).contains(&height_px) {
+            return Err(Error::invalid(
+                "frame_size_px",
+                format!("{width_px}x{height_px}: each side must be 1 to 16384 pixels"),
+            ));
+        }
+        let fonts = Arc::new(SystemFonts::new().map_err(caption_error)?);
+        let renderer =
+            CaptionRenderer::new(words, config, FrameSize::new(width_px, height_px), fonts)
+                .map_err(caption_error)?;
+        Ok(caption_core::export_layout(
+            &renderer.caption_layout(),
+            config,
+        ))
     }
 }
 
