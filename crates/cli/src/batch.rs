@@ -5,13 +5,14 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
-use caption_core::{Config, Word};
+use anyhow::{Context, Result};
+use caption_core::{Config, ErrorCode, Word};
 use caption_engine::{BurnOptions, Captioner, Task};
 use globset::GlobBuilder;
 use indicatif::ProgressBar;
 use sha2::{Digest as _, Sha256};
 
+use crate::failure::{Failure, fail};
 use crate::formats::{self, read_words};
 use crate::media_cmds::{captioner, limit_threads, style};
 use crate::{interrupt, paths};
@@ -35,16 +36,31 @@ pub fn batch_inputs(spec: &str) -> Result<Vec<PathBuf>> {
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("*");
-        let glob = GlobBuilder::new(name)
-            .literal_separator(true)
-            .build()
-            .with_context(|| format!("{spec}: not a file name pattern"))?;
+        let glob = match GlobBuilder::new(name).literal_separator(true).build() {
+            Ok(glob) => glob,
+            Err(e) => {
+                return fail(
+                    ErrorCode::InvalidRequest,
+                    spec,
+                    format!("not a file name pattern: {}", e.kind()),
+                );
+            }
+        };
         (dir.to_owned(), Some(glob.compile_matcher()))
     } else {
-        bail!("{spec}: no such folder or file, and not a pattern");
+        return fail(
+            ErrorCode::InputNotFound,
+            spec,
+            "no such folder or file, and not a pattern",
+        );
     };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .with_context(|| format!("reading {}", dir.display()))?
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                Failure::new(ErrorCode::InputNotFound, dir.display(), "no such folder")
+            }
+            _ => Failure::io(&dir, "cannot be read", &e),
+        })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file())
         .filter(|p| match &pattern {
@@ -70,6 +86,8 @@ pub struct BatchArgs<'a> {
     pub templates_dir: Option<&'a Path>,
     /// Transcribe and burn every video again, whatever was done before.
     pub force: bool,
+    /// A video in which no speech is heard fails.
+    pub require_speech: bool,
     /// Cores in all; 0: every core.
     pub threads: usize,
 }
@@ -78,7 +96,7 @@ enum Outcome {
     /// Captioned, with the burn's warnings (damage in the input that did not stop it).
     Done(Vec<String>),
     Skipped,
-    Failed(String),
+    Failed(Failure),
     /// Not started, or stopped, because of Ctrl-C or SIGTERM.
     Interrupted,
 }
@@ -97,10 +115,8 @@ fn fingerprint(config: &Config, words: &[Word]) -> Result<String> {
 pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
     let inputs = batch_inputs(args.inputs)?;
     if inputs.is_empty() {
-        bail!("{}: no videos found", args.inputs);
+        return fail(ErrorCode::InputNotFound, args.inputs, "no videos found");
     }
-    std::fs::create_dir_all(args.out_dir)
-        .with_context(|| format!("creating {}", args.out_dir.display()))?;
     let jobs = args.jobs.max(1);
     limit_threads(args.threads);
     let cores = match args.threads {
@@ -111,6 +127,7 @@ pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
     let each = (cores / jobs).max(1);
     let captioner = captioner(args.model, args.templates_dir, each, each)?;
     let config = style(&captioner, args.template, args.config)?;
+    let folder = OutputFolder::make(args.out_dir)?;
     let overall = if std::io::stderr().is_terminal() {
         ProgressBar::new(inputs.len() as u64)
     } else {
@@ -139,7 +156,9 @@ pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
                             "skipped  {} (already captioned with this style)",
                             input.display()
                         ),
-                        Outcome::Failed(why) => format!("FAILED   {}: {why}", input.display()),
+                        Outcome::Failed(why) => {
+                            format!("FAILED   {} ({})", input.display(), why.code())
+                        }
                         Outcome::Interrupted => format!("stopped  {}", input.display()),
                     };
                     overall.println(&line);
@@ -152,6 +171,7 @@ pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
         }
     });
     overall.finish_and_clear();
+    folder.remove_if_empty();
     let results = results
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -165,8 +185,10 @@ pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
             }
             Some(Outcome::Skipped) => skipped += 1,
             Some(Outcome::Interrupted) => stopped += 1,
-            Some(Outcome::Failed(why)) => failed.push(format!("{}: {why}", input.display())),
-            None => failed.push(format!("{}: not processed", input.display())),
+            Some(Outcome::Failed(why)) => failed.extend(why.lines()),
+            None => failed.extend(
+                Failure::new(ErrorCode::Internal, input.display(), "not processed").lines(),
+            ),
         }
     }
     eprintln!(
@@ -175,10 +197,10 @@ pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
         failed.len()
     );
     for f in &failed {
-        eprintln!("  failed: {f}");
+        eprintln!("{f}");
     }
     for w in &warned {
-        eprintln!("  warning: {w}");
+        eprintln!("warning: {w}");
     }
     if stopped > 0 {
         eprintln!("interrupted: {stopped} videos not captioned (run again to finish them)");
@@ -189,6 +211,29 @@ pub fn batch(args: &BatchArgs<'_>) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The output folder, made by this run or there before it.
+struct OutputFolder<'a> {
+    path: &'a Path,
+    made: bool,
+}
+
+impl<'a> OutputFolder<'a> {
+    fn make(path: &'a Path) -> Result<Self> {
+        let made = !path.exists();
+        std::fs::create_dir_all(path).map_err(|e| Failure::io(path, "cannot be created", &e))?;
+        Ok(Self { path, made })
+    }
+
+    /// A folder this run made and left empty (every video failed or was stopped) is removed:
+    /// no empty output folder stays behind a failed batch.
+    fn remove_if_empty(&self) {
+        if self.made {
+            // Fails, as wanted, when the folder holds anything.
+            let _ = std::fs::remove_dir(self.path);
+        }
+    }
 }
 
 fn batch_one(
@@ -203,9 +248,10 @@ fn batch_one(
         .unwrap_or("video");
     let output = args.out_dir.join(format!("{stem}.mp4"));
     if paths::is_same_file(input, &output) {
-        return Outcome::Failed(format!(
-            "the output {} would replace the input; choose another --out folder",
-            output.display()
+        return Outcome::Failed(Failure::new(
+            ErrorCode::InvalidRequest,
+            output.display(),
+            "the output would replace the input; choose another --out folder",
         ));
     }
     let words_file = args.out_dir.join(format!("{stem}.words.json"));
@@ -231,22 +277,38 @@ fn batch_one(
                 words
             }
             Err(_) if interrupt::interrupted() => return Outcome::Interrupted,
-            Err(e) => return Outcome::Failed(format!("transcription: error[{}]: {e}", e.code())),
+            Err(e) => return Outcome::Failed(Failure::engine(&[input], &e)),
         },
     };
-    let (_running, cancel) = interrupt::BurnGuard::start();
-    let options = BurnOptions::default().with_cancel(cancel);
-    let warnings =
-        match captioner.burn_with(input, &output, &words, config, &options, &Task::default()) {
-            Ok(report) => report.warnings,
-            Err(_) if interrupt::interrupted() => return Outcome::Interrupted,
-            Err(e) => return Outcome::Failed(format!("burn: error[{}]: {e}", e.code())),
-        };
-    match fingerprint(config, &words)
-        .and_then(|print| Ok(std::fs::write(&print_file, print + "\n")?))
-    {
-        Ok(()) => Outcome::Done(warnings),
-        Err(e) => Outcome::Failed(format!("writing {}: {e:#}", print_file.display())),
+    let mut warnings = Vec::new();
+    if words.is_empty() {
+        let heard = "no speech was heard";
+        if args.require_speech {
+            return Outcome::Failed(Failure::new(
+                ErrorCode::NoSpeech,
+                input.display(),
+                format!("{heard} (silence, music or noise); nothing was written"),
+            ));
+        }
+        warnings.push(format!("{heard}; the video has no captions"));
+    }
+    let working = interrupt::Working::start();
+    let options = BurnOptions::default().with_cancel(working.burn_cancel());
+    match captioner.burn_with(input, &output, &words, config, &options, &Task::default()) {
+        Ok(report) => warnings.extend(report.warnings),
+        Err(_) if interrupt::interrupted() => return Outcome::Interrupted,
+        Err(e) => return Outcome::Failed(Failure::engine(&[input, &output], &e)),
+    }
+    let written =
+        fingerprint(config, &words).map(|print| std::fs::write(&print_file, print + "\n"));
+    match written {
+        Ok(Ok(())) => Outcome::Done(warnings),
+        Ok(Err(e)) => Outcome::Failed(Failure::io(&print_file, "cannot be written", &e)),
+        Err(e) => Outcome::Failed(Failure::new(
+            ErrorCode::Internal,
+            print_file.display(),
+            format!("{e:#}"),
+        )),
     }
 }
 

@@ -3,9 +3,10 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Context as _, Result, bail};
-use caption_core::ExportOptions;
+use anyhow::Result;
+use caption_core::{ErrorCode, ExportOptions};
 
+use crate::failure::{Failure, fail};
 use crate::formats::{self, EXTENSIONS, Format};
 use crate::media_cmds::{Style, captioner, style};
 use crate::paths;
@@ -20,11 +21,13 @@ pub struct ConvertArgs<'a> {
 
 /// The format a file's extension names, or an error that says which extensions are known.
 fn format_of(path: &Path) -> Result<Format> {
-    Format::from_extension(path).with_context(|| {
-        format!(
-            "{}: the format is read from the extension: {EXTENSIONS}",
-            path.display()
+    Format::from_extension(path).ok_or_else(|| {
+        Failure::new(
+            ErrorCode::InvalidRequest,
+            path.display(),
+            format!("the format is read from the extension: {EXTENSIONS}"),
         )
+        .into()
     })
 }
 
@@ -34,19 +37,23 @@ pub fn convert(args: &ConvertArgs<'_>) -> Result<ExitCode> {
     paths::existing_file(args.input)?;
     paths::output_folder(args.output)?;
     if paths::is_same_file(args.input, args.output) {
-        bail!(
-            "{}: the output would overwrite the input",
-            args.output.display()
+        return fail(
+            ErrorCode::InvalidRequest,
+            args.output.display(),
+            "the output would overwrite the input",
         );
     }
     if from == Format::Txt {
-        bail!(
-            "{}: plain text has no times, so it cannot become {}; time its words on the video \
-             (captions align VIDEO --text {} -o {})",
+        return fail(
+            ErrorCode::InvalidRequest,
             args.input.display(),
-            args.output.display(),
-            args.input.display(),
-            args.output.display()
+            format!(
+                "plain text has no times, so it cannot become {}; time its words on the video \
+                 (captions align VIDEO --text {} -o {})",
+                args.output.display(),
+                args.input.display(),
+                args.output.display()
+            ),
         );
     }
     let words = formats::read_words(args.input)?;
@@ -59,8 +66,7 @@ pub fn convert(args: &ConvertArgs<'_>) -> Result<ExitCode> {
         options = options.with_frame_size(width_px, height_px);
     }
     let text = formats::render(&words, to, &options, &captioner)?;
-    std::fs::write(args.output, text)
-        .with_context(|| format!("writing {}", args.output.display()))?;
+    paths::write(args.output, text)?;
     eprintln!(
         "{} → {} ({} words)",
         args.input.display(),

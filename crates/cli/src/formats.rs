@@ -3,12 +3,13 @@
 
 use std::path::Path;
 
-use anyhow::{Context as _, Result, bail};
-use caption_core::{ExportOptions, SubtitleFormat, Word, import_words, parse_words};
+use anyhow::Result;
+use caption_core::{ErrorCode, ExportOptions, SubtitleFormat, Word, import_words, parse_words};
 use caption_engine::Captioner;
 use clap::ValueEnum;
 use serde_json::Value;
 
+use crate::failure::{Failure, fail};
 use crate::paths;
 
 /// The extensions words are read from and written to, as users are told.
@@ -74,15 +75,19 @@ pub fn choose(format: Option<Format>, output: Option<&Path>) -> Result<Format> {
     };
     let named = Format::from_extension(path);
     match (format, named) {
-        (_, None) => bail!(
-            "{}: .{ext} is not a transcript format; name the file {EXTENSIONS}",
-            path.display()
-        ),
-        (Some(f), Some(n)) if f != n => bail!(
-            "{}: --format {} writes .{} files, not .{ext}",
+        (_, None) => fail(
+            ErrorCode::InvalidRequest,
             path.display(),
-            f.extension(),
-            f.extension()
+            format!(".{ext} is not a transcript format; name the file {EXTENSIONS}"),
+        ),
+        (Some(f), Some(n)) if f != n => fail(
+            ErrorCode::InvalidRequest,
+            path.display(),
+            format!(
+                "--format {} writes .{} files, not .{ext}",
+                f.extension(),
+                f.extension()
+            ),
         ),
         (_, Some(n)) => Ok(n),
     }
@@ -105,7 +110,9 @@ pub fn render(
 ) -> Result<String> {
     match format.subtitle() {
         None => Ok(json(words)),
-        Some(subtitle) => Ok(captioner.subtitles(words, subtitle, options)?),
+        Some(subtitle) => Ok(captioner
+            .subtitles(words, subtitle, options)
+            .map_err(|e| Failure::engine(&[], &e))?),
     }
 }
 
@@ -114,31 +121,40 @@ pub fn render(
 /// their words sharing each cue's time by length (an ASS file's karaoke times them exactly).
 /// A file of another extension is read as JSON.
 pub fn read_words(path: &Path) -> Result<Vec<Word>> {
-    paths::existing_file(path)?;
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = paths::read_text(path)?;
     let format = Format::from_extension(path);
     if format == Some(Format::Txt) {
-        bail!(
-            "{}: plain text has no times, so its words cannot be shown in time; time them on \
-             the video first (captions align VIDEO --text {} -o words.json)",
+        return fail(
+            ErrorCode::InvalidRequest,
             path.display(),
-            path.display()
+            format!(
+                "plain text has no times, so its words cannot be shown in time; time them on \
+                 the video first (captions align VIDEO --text {} -o words.json)",
+                path.display()
+            ),
         );
     }
     if let Some(subtitle) = format.and_then(Format::subtitle) {
-        return import_words(&text, subtitle)
-            .with_context(|| format!("reading {}", path.display()));
+        return import_words(&text, subtitle).map_err(|e| {
+            Failure::new(ErrorCode::from(e.code()), path.display(), e.to_string()).into()
+        });
     }
-    let value: Value = serde_json::from_str(&text).with_context(|| match format {
-        Some(_) => format!("{} is not valid JSON", path.display()),
-        None => format!(
-            "{} is not valid JSON (words are read by extension: .json, .srt, .vtt or .ass)",
-            path.display()
-        ),
-    })?;
+    let value: Value = match serde_json::from_str(&text) {
+        Ok(value) => value,
+        Err(e) => {
+            let hint = match format {
+                Some(_) => String::new(),
+                None => " (words are read by extension: .json, .srt, .vtt or .ass)".to_owned(),
+            };
+            return fail(
+                ErrorCode::InvalidRequest,
+                path.display(),
+                format!("is not valid JSON: {e}{hint}"),
+            );
+        }
+    };
     let list = value.get("words").unwrap_or(&value);
-    parse_words(list, "words").map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    parse_words(list, "words").map_err(|e| Failure::invalid(path.display(), &e).into())
 }
 
 #[cfg(test)]

@@ -9,11 +9,13 @@
 mod batch;
 mod catalog_cmds;
 mod convert;
+mod failure;
 mod formats;
 mod interrupt;
 mod media_cmds;
 mod paths;
 mod serve;
+mod style_file;
 
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
@@ -76,6 +78,10 @@ enum Command {
         /// for `captions burn --cut-fillers`; whisper leaves most of them out otherwise.
         #[arg(long, conflicts_with = "translate")]
         keep_fillers: bool,
+        /// Fail (exit 1, nothing written) when no speech is heard, instead of writing an empty
+        /// transcript with a warning.
+        #[arg(long)]
+        require_speech: bool,
         /// Output format (default: from the output file's extension, else json).
         #[arg(long, value_enum)]
         format: Option<formats::Format>,
@@ -138,6 +144,10 @@ enum Command {
         /// Transcribe the video first.
         #[arg(long)]
         transcribe: bool,
+        /// With --transcribe: fail (exit 1, nothing written) when no speech is heard, instead
+        /// of burning a video without captions with a warning.
+        #[arg(long)]
+        require_speech: bool,
         #[arg(long, default_value = "auto")]
         lang: String,
         #[arg(long, env = "CAPTIONS_MODEL", default_value = "base")]
@@ -203,6 +213,10 @@ enum Command {
         /// style and these words.
         #[arg(long)]
         force: bool,
+        /// A video in which no speech is heard fails, instead of being burned without captions
+        /// with a warning.
+        #[arg(long)]
+        require_speech: bool,
         /// Cores to use in all, shared among the `--jobs` videos processed at once; 0 (the
         /// default) uses them all, shared with other transcriptions running on this machine.
         #[arg(long, env = "CAPTIONS_THREADS", default_value_t = 0)]
@@ -308,7 +322,7 @@ fn main() -> ExitCode {
             .with_env_filter(filter)
             .try_init();
         if let Err(e) = interrupt::install() {
-            eprintln!("error: {}", report(&e));
+            eprintln!("error[internal]: {}", report(&e));
             return ExitCode::FAILURE;
         }
     }
@@ -326,6 +340,7 @@ fn main() -> ExitCode {
             model,
             translate,
             keep_fillers,
+            require_speech,
             format,
             output,
             threads,
@@ -340,6 +355,7 @@ fn main() -> ExitCode {
             media_cmds::Hearing {
                 translate,
                 keep_fillers,
+                require_speech,
             },
             format,
             output.as_deref(),
@@ -381,6 +397,7 @@ fn main() -> ExitCode {
             video,
             words,
             transcribe,
+            require_speech,
             lang,
             model,
             template,
@@ -398,6 +415,7 @@ fn main() -> ExitCode {
             video: &video,
             words: words.as_deref(),
             transcribe,
+            require_speech,
             lang: &lang,
             model: &model,
             template: template.as_deref(),
@@ -422,6 +440,7 @@ fn main() -> ExitCode {
             model,
             templates_dir,
             force,
+            require_speech,
             threads,
         } => batch::batch(&batch::BatchArgs {
             inputs: &inputs,
@@ -433,6 +452,7 @@ fn main() -> ExitCode {
             model: &model,
             templates_dir: templates_dir.as_deref(),
             force,
+            require_speech,
             threads,
         }),
         Command::Preview {
@@ -459,8 +479,9 @@ fn main() -> ExitCode {
         } => media_cmds::model_install(&names, force),
         Command::Completions { shell } => {
             let mut command = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(shell, &mut command, "captions", &mut std::io::stdout());
-            Ok(ExitCode::SUCCESS)
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut command, "captions", &mut script);
+            catalog_cmds::print(&String::from_utf8_lossy(&script)).map(|()| ExitCode::SUCCESS)
         }
         Command::Manpages { dir } => manpages(&dir),
         Command::Serve {
@@ -476,14 +497,24 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // The reader of standard output has what it wanted (`captions fonts | head -1`).
+        Err(e) if failure::is_closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            match error_code(&e) {
-                Some(code) => eprintln!("error[{code}]: {}", report(&e)),
-                None => eprintln!("error: {}", report(&e)),
+            for line in error_lines(&e) {
+                eprintln!("{line}");
             }
             ExitCode::FAILURE
         }
     }
+}
+
+/// What a failed command prints: each problem as `error[<code>]: <file>: <problem>`.
+fn error_lines(e: &anyhow::Error) -> Vec<String> {
+    if let Some(failure) = e.chain().find_map(|c| c.downcast_ref::<failure::Failure>()) {
+        return failure.lines();
+    }
+    let code = error_code(e).unwrap_or(caption_core::ErrorCode::Internal);
+    vec![format!("error[{code}]: {}", report(e))]
 }
 
 /// Writes `captions.1` and a `captions-<command>.1` page per visible command into `dir`.
@@ -509,12 +540,16 @@ fn manpages(dir: &std::path::Path) -> anyhow::Result<ExitCode> {
 }
 
 /// The stable code of the engine's error behind `e` (`unreadable_input`, `no_audio`, ...), the
-/// same a program or the HTTP service gets; none for the command line's own checks.
+/// same a program or the HTTP service gets.
 fn error_code(e: &anyhow::Error) -> Option<caption_core::ErrorCode> {
     e.chain().find_map(|cause| {
         if let Some(error) = cause.downcast_ref::<caption_engine::Error>() {
             Some(error.code())
         } else if let Some(error) = cause.downcast_ref::<caption_media::Error>() {
+            Some(error.code())
+        } else if let Some(error) = cause.downcast_ref::<caption_fonts::Error>() {
+            Some(error.code())
+        } else if let Some(error) = cause.downcast_ref::<caption_core::CatalogError>() {
             Some(error.code())
         } else {
             cause

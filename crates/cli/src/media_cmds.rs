@@ -6,16 +6,16 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
-use caption_core::{Config, ConfigPatch, ExportOptions, Word, parse_config_patch};
+use anyhow::Result;
+use caption_core::{Config, ConfigPatch, ErrorCode, ExportOptions, Word};
 use caption_engine::{BurnOptions, Captioner, Task};
 use caption_render::{CaptionRenderer, FontSource, FrameSize, SheetOptions, SystemFonts};
 use caption_transcribe::GivenText;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::Value;
 
+use crate::failure::{Failure, fail};
 use crate::formats::{self, Format, read_words};
-use crate::{interrupt, paths};
+use crate::{catalog_cmds, interrupt, paths, style_file};
 
 /// The front door for one command-line run: `threads` for each transcription (0: every core,
 /// shared with other transcriptions on the machine), `encoder_threads` for x264 (0: x264
@@ -26,6 +26,10 @@ pub fn captioner(
     threads: usize,
     encoder_threads: usize,
 ) -> Result<Captioner> {
+    if let Some(dir) = templates_dir {
+        // Checked here, so that a bad folder is said as every other failure is.
+        catalog_cmds::catalog(Some(dir))?;
+    }
     let mut builder = Captioner::builder()
         .model(model)
         .threads(threads)
@@ -107,8 +111,9 @@ fn destination<'a>(
         paths::output_folder(output)?;
     }
     let config = style(captioner, style_args.template, style_args.config)?;
+    let info = caption_media::probe(input.file).map_err(|e| Failure::media(&[input.file], &e))?;
     // The picture's size when the input has one; a portrait frame otherwise.
-    let (width_px, height_px) = match caption_media::probe(input.file)?.video {
+    let (width_px, height_px) = match info.video {
         Some(v) if !v.is_still_image => (v.display_width, v.display_height),
         _ => (1080, 1920),
     };
@@ -127,6 +132,23 @@ pub struct Hearing {
     pub translate: bool,
     /// Fillers kept as words.
     pub keep_fillers: bool,
+    /// No speech heard is a failure, not a warning.
+    pub require_speech: bool,
+}
+
+/// What a transcription that heard no words says: a warning (the empty result still written,
+/// as `empty` says) or, when speech is required, the failure.
+pub fn no_speech(file: &Path, required: bool, empty: &str) -> Result<()> {
+    const HEARD: &str = "no speech was heard";
+    if required {
+        return fail(
+            ErrorCode::NoSpeech,
+            file.display(),
+            format!("{HEARD} (silence, music or noise); nothing was written"),
+        );
+    }
+    eprintln!("warning: {}: {HEARD}; {empty}", file.display());
+    Ok(())
 }
 
 pub fn transcribe(
@@ -141,24 +163,35 @@ pub fn transcribe(
     let captioner = captioner(input.model, style_args.templates_dir, input.threads, 0)?;
     let to = destination(&captioner, input, format, output, style_args)?;
     let progress = bar("transcribing");
-    let words = captioner
-        .transcribe(
-            input.file,
-            &task(input.lang, &progress)
-                .translate(hearing.translate)
-                .keep_fillers(hearing.keep_fillers),
-        )
-        .with_context(|| format!("transcribing {}", input.file.display()))?;
+    let working = interrupt::Working::start();
+    let heard = captioner.transcribe(
+        input.file,
+        &task(input.lang, &progress)
+            .translate(hearing.translate)
+            .keep_fillers(hearing.keep_fillers)
+            .cancel_with(working.task_cancel()),
+    );
     progress.finish_and_clear();
+    let words = match heard {
+        Err(_) if interrupt::interrupted() => return Ok(interrupt::stopped(&to.unwritten())),
+        other => other.map_err(|e| Failure::engine(&[input.file], &e))?,
+    };
+    drop(working);
+    if words.is_empty() {
+        let empty = match to.format {
+            Format::Json => "the word list is empty",
+            _ => "the subtitles are empty",
+        };
+        no_speech(input.file, hearing.require_speech, empty)?;
+    }
     write_words(&captioner, &words, &to)
 }
 
 /// The text to align from a file: cues of a subtitle file, or the words of anything else.
 fn given_text(path: &Path) -> Result<GivenText> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = paths::read_text(path)?;
     GivenText::parse(&text, path.extension().and_then(|e| e.to_str()))
-        .with_context(|| format!("reading {}", path.display()))
+        .map_err(|e| Failure::new(ErrorCode::from(e.code()), path.display(), e.to_string()).into())
 }
 
 pub fn align(
@@ -175,55 +208,77 @@ pub fn align(
     let to = destination(&captioner, input, format, output, style_args)?;
     let given = given_text(text)?;
     let progress = bar("aligning");
-    let words = captioner
-        .align(input.file, &given, &task(input.lang, &progress))
-        .with_context(|| format!("aligning {} on {}", text.display(), input.file.display()))?;
+    let working = interrupt::Working::start();
+    let aligned = captioner.align(
+        input.file,
+        &given,
+        &task(input.lang, &progress).cancel_with(working.task_cancel()),
+    );
     progress.finish_and_clear();
+    let words = match aligned {
+        Err(_) if interrupt::interrupted() => return Ok(interrupt::stopped(&to.unwritten())),
+        other => other.map_err(|e| Failure::engine(&[input.file, text], &e))?,
+    };
+    drop(working);
     write_words(&captioner, &words, &to)
+}
+
+impl Destination<'_> {
+    /// What an interruption leaves unwritten: the output file, or the words standard output
+    /// would have had.
+    fn unwritten(&self) -> String {
+        match self.output {
+            Some(path) => path.display().to_string(),
+            None => "the transcript (standard output)".to_owned(),
+        }
+    }
 }
 
 /// Writes words as `to` says, to its file or standard output.
 fn write_words(captioner: &Captioner, words: &[Word], to: &Destination<'_>) -> Result<ExitCode> {
     let text = formats::render(words, to.format, &to.export, captioner)?;
     match to.output {
-        Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
-        }
-        None => {
-            use std::io::Write;
-            std::io::stdout().write_all(text.as_bytes())?;
-        }
+        Some(path) => paths::write(path, text)?,
+        None => catalog_cmds::print(&text)?,
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// The config a burn or preview uses: `--config` over `--template` (or the default template).
+/// The config file's warnings are printed; its problems, the template's name and the font are
+/// checked together.
 pub fn style(
     captioner: &Captioner,
     template: Option<&str>,
     config: Option<&Path>,
 ) -> Result<Config> {
+    let template = template
+        .map(|id| catalog_cmds::known_template(captioner.catalog(), id))
+        .transpose()?;
     let patch = match config {
         None => ConfigPatch::default(),
-        Some(path) => {
-            paths::existing_file(path)?;
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let value: Value = serde_json::from_str(&text)
-                .with_context(|| format!("{} is not valid JSON", path.display()))?;
-            // A whole template file, or just a config.
-            let config = value.get("config").unwrap_or(&value);
-            parse_config_patch(config, "config")
-                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
-        }
+        Some(path) => style_file::config_patch(path)?,
     };
-    Ok(captioner.style(template, &patch)?)
+    captioner.style(template, &patch).map_err(|e| {
+        let subject = match (config, template) {
+            (Some(path), _) => path.display().to_string(),
+            (None, Some(id)) => format!("template {id}"),
+            (None, None) => "the default template".to_owned(),
+        };
+        match &e {
+            caption_engine::Error::Invalid(problems) => Failure::invalid(subject, problems),
+            other => Failure::new(other.code(), subject, other.to_string()),
+        }
+        .into()
+    })
 }
 
 pub struct BurnArgs<'a> {
     pub video: &'a Path,
     pub words: Option<&'a Path>,
     pub transcribe: bool,
+    /// With `transcribe`, no speech heard is a failure, not a warning.
+    pub require_speech: bool,
     pub lang: &'a str,
     pub model: &'a str,
     pub template: Option<&'a str>,
@@ -248,44 +303,61 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
     // Everything that can be checked is checked before a transcription that may take minutes.
     paths::existing_file(args.video)?;
     paths::output_folder(args.output)?;
+    let files = [args.video, args.output];
+    let media = |e: caption_media::Error| Failure::media(&files, &e);
     if args.overlay_only {
-        caption_media::LayerFormat::for_output(args.output)?;
+        caption_media::LayerFormat::for_output(args.output).map_err(media)?;
     } else {
-        caption_media::check_output(args.output)?;
+        caption_media::check_output(args.output).map_err(media)?;
     }
     paths::not_the_input(args.video, args.output)?;
+    // A check of its own: clap counts --transcribe's default as given.
+    if args.require_speech && !args.transcribe {
+        return fail(
+            ErrorCode::InvalidRequest,
+            "--require-speech",
+            "is about what a transcription hears: use it with --transcribe",
+        );
+    }
     if let Some(pause) = args.cut_pauses {
         let range = caption_core::rules::CUT_PAUSES_S;
         if !(f64::from(pause) >= range.min && f64::from(pause) <= range.max) {
-            bail!(
-                "--cut-pauses: must be between {} and {} seconds (got {pause})",
-                range.min,
-                range.max
+            return fail(
+                ErrorCode::InvalidRequest,
+                "--cut-pauses",
+                format!(
+                    "must be between {} and {} seconds (got {pause})",
+                    range.min, range.max
+                ),
             );
         }
     }
-    let info = caption_media::probe(args.video)?;
-    let path = args.video.to_owned();
+    let info = caption_media::probe(args.video).map_err(media)?;
     match &info.video {
         None => {
-            return Err(
-                anyhow::Error::new(caption_media::Error::NoVideo { path }).context(format!(
-                    "{}: has no video stream (an audio file has no picture to burn captions into)",
-                    args.video.display()
-                )),
+            return fail(
+                ErrorCode::NoVideo,
+                args.video.display(),
+                "has no video stream (an audio file has no picture to burn captions into)",
             );
         }
         Some(v) if v.is_still_image => {
-            return Err(caption_media::Error::StillImage { path }.into());
+            let path = args.video.to_owned();
+            return Err(media(caption_media::Error::StillImage { path }).into());
         }
         Some(_) => {}
     }
     let given_words = match (args.words, args.transcribe) {
         (Some(path), false) => Some(read_words(path)?),
         (None, true) => None,
-        _ => bail!(
-            "give the words with --words FILE (.json, .srt, .vtt or .ass), or --transcribe to make them"
-        ),
+        _ => {
+            return fail(
+                ErrorCode::InvalidRequest,
+                "--words",
+                "give the words with --words FILE (.json, .srt, .vtt or .ass), or --transcribe \
+                 to make them",
+            );
+        }
     };
     limit_threads(args.threads);
     let captioner = captioner(args.model, args.templates_dir, args.threads, args.threads)?;
@@ -295,33 +367,43 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
     }
     config.cut_fillers |= args.cut_fillers;
     if args.overlay_only && (config.cut_pauses_s.is_some() || config.cut_fillers) {
-        bail!(
-            "--overlay-only: a caption layer keeps the video's timeline, so the config cannot \
-             cut pauses or fillers (cutPausesS, cutFillers); cut in the editor instead"
+        return fail(
+            ErrorCode::InvalidRequest,
+            "--overlay-only",
+            "a caption layer keeps the video's timeline, so the config cannot cut pauses or \
+             fillers (cutPausesS, cutFillers); cut in the editor instead",
         );
     }
+    let unwritten = args.output.display().to_string();
+    let working = interrupt::Working::start();
     let words = match given_words {
         Some(words) => words,
         None => {
             let progress = bar("transcribing");
-            let words = captioner
-                .transcribe(
-                    args.video,
-                    &task(args.lang, &progress).keep_fillers(config.cut_fillers),
-                )
-                .with_context(|| format!("transcribing {}", args.video.display()))?;
+            let heard = captioner.transcribe(
+                args.video,
+                &task(args.lang, &progress)
+                    .keep_fillers(config.cut_fillers)
+                    .cancel_with(working.task_cancel()),
+            );
             progress.finish_and_clear();
+            let words = match heard {
+                Err(_) if interrupt::interrupted() => return Ok(interrupt::stopped(&unwritten)),
+                other => other.map_err(|e| Failure::engine(&files, &e))?,
+            };
+            if words.is_empty() {
+                no_speech(args.video, args.require_speech, "the video has no captions")?;
+            }
             words
         }
     };
     let progress = bar("burning");
     let report = progress.clone();
-    let (_running, cancel) = interrupt::BurnGuard::start();
     let options = BurnOptions::default()
         .with_preset(args.preset)
         .with_crf(args.crf)
         .with_keep_hdr(args.keep_hdr)
-        .with_cancel(cancel)
+        .with_cancel(working.burn_cancel())
         .with_progress(move |f| report.set_position((f * 100.0).round() as u64));
     let started = Instant::now();
     if args.overlay_only {
@@ -335,11 +417,8 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
         );
         progress.finish_and_clear();
         let report = match result {
-            Err(_) if interrupt::interrupted() => {
-                eprintln!("interrupted: {} was not written", args.output.display());
-                return Ok(ExitCode::from(interrupt::interrupted_exit_code()));
-            }
-            other => other?,
+            Err(_) if interrupt::interrupted() => return Ok(interrupt::stopped(&unwritten)),
+            other => other.map_err(|e| Failure::engine(&files, &e))?,
         };
         eprintln!(
             "{} → {} (caption layer, {}x{}, {} frames, {} with captions, {} words, {:.1} s)",
@@ -364,11 +443,8 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
     );
     progress.finish_and_clear();
     let result = match result {
-        Err(_) if interrupt::interrupted() => {
-            eprintln!("interrupted: {} was not written", args.output.display());
-            return Ok(ExitCode::from(interrupt::interrupted_exit_code()));
-        }
-        other => other?,
+        Err(_) if interrupt::interrupted() => return Ok(interrupt::stopped(&unwritten)),
+        other => other.map_err(|e| Failure::engine(&files, &e))?,
     };
     for warning in &result.warnings {
         eprintln!("warning: {}: {warning}", args.video.display());
@@ -402,9 +478,10 @@ pub struct PreviewArgs<'a> {
 
 pub fn preview(args: &PreviewArgs<'_>) -> Result<ExitCode> {
     if paths::extension(args.output).as_deref() != Some("png") {
-        bail!(
-            "{}: previews are PNG images; name the file .png",
-            args.output.display()
+        return fail(
+            ErrorCode::InvalidRequest,
+            args.output.display(),
+            "previews are PNG images; name the file .png",
         );
     }
     paths::output_folder(args.output)?;
@@ -421,8 +498,7 @@ pub fn preview(args: &PreviewArgs<'_>) -> Result<ExitCode> {
     let options = SheetOptions::default();
     if !args.sheet {
         let png = caption_render::frame_png(&renderer, args.at_s, options.background)?;
-        std::fs::write(args.output, png)
-            .with_context(|| format!("writing {}", args.output.display()))?;
+        paths::write(args.output, png)?;
         eprintln!("wrote {}", args.output.display());
         return Ok(ExitCode::SUCCESS);
     }
@@ -431,7 +507,7 @@ pub fn preview(args: &PreviewArgs<'_>) -> Result<ExitCode> {
     let mut written = Vec::with_capacity(sheets.len());
     for (k, png) in sheets.iter().enumerate() {
         let path = sheet_path(args.output, k);
-        std::fs::write(&path, png).with_context(|| format!("writing {}", path.display()))?;
+        paths::write(&path, png)?;
         written.push(path.display().to_string());
     }
     if written.len() == 1 {
@@ -487,7 +563,7 @@ pub fn model_install(names: &[String], force: bool) -> Result<ExitCode> {
         let mut options = caption_transcribe::InstallOptions::default();
         options.force = force;
         let path = caption_transcribe::install_model(name, &options)
-            .with_context(|| format!("installing model {name}"))?;
+            .map_err(|e| Failure::new(e.code(), format!("model {name}"), e.to_string()))?;
         eprintln!("{name}: {}", path.display());
     }
     Ok(ExitCode::SUCCESS)

@@ -3,27 +3,42 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
+use anyhow::Result;
+use caption_core::ErrorCode;
+
+use crate::failure::{Failure, fail};
 
 /// A file the user named as input must exist (and be a file, not a folder).
 pub fn existing_file(path: &Path) -> Result<()> {
     match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => bail!("{}: is a folder, not a file", path.display()),
+        Ok(meta) if meta.is_dir() => fail(
+            ErrorCode::UnreadableInput,
+            path.display(),
+            "is a folder, not a file",
+        ),
         Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            bail!("{}: file not found", path.display())
-        }
-        Err(e) => bail!("{}: cannot be read: {e}", path.display()),
+        Err(e) => Err(Failure::io(path, "cannot be read", &e).into()),
     }
+}
+
+/// The text of a file the user named, read whole.
+pub fn read_text(path: &Path) -> Result<String> {
+    existing_file(path)?;
+    std::fs::read_to_string(path).map_err(|e| Failure::io(path, "cannot be read", &e).into())
+}
+
+/// Writes `bytes` to the output `path`.
+pub fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
+    std::fs::write(path, bytes).map_err(|e| Failure::io(path, "cannot be written", &e).into())
 }
 
 /// The folder an output goes into must exist.
 pub fn output_folder(output: &Path) -> Result<()> {
     match output.parent().filter(|d| !d.as_os_str().is_empty()) {
-        Some(dir) if !dir.is_dir() => bail!(
-            "{}: the output folder {} does not exist",
+        Some(dir) if !dir.is_dir() => fail(
+            ErrorCode::InvalidRequest,
             output.display(),
-            dir.display()
+            format!("the output folder {} does not exist", dir.display()),
         ),
         _ => Ok(()),
     }
@@ -62,9 +77,10 @@ pub fn is_same_file(input: &Path, output: &Path) -> bool {
 /// A burn must never replace its own input.
 pub fn not_the_input(input: &Path, output: &Path) -> Result<()> {
     if is_same_file(input, output) {
-        bail!(
-            "{}: the output is the input video; choose another output name (the original would be lost)",
-            output.display()
+        return fail(
+            ErrorCode::InvalidRequest,
+            output.display(),
+            "the output is the input video; choose another output name (the original would be lost)",
         );
     }
     Ok(())
@@ -104,6 +120,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("nothere.mp4");
         let e = existing_file(&missing).unwrap_err().to_string();
+        assert!(e.starts_with("error[input_not_found]: "), "{e}");
         assert!(e.ends_with("nothere.mp4: file not found"), "{e}");
         let e = output_folder(&dir.path().join("no/out.mp4"))
             .unwrap_err()

@@ -310,12 +310,15 @@ fn batch_lists_each_failure_with_its_code_and_each_warning() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("2 videos: 1 captioned"), "{stderr}");
+    let cut = videos.path().join("cut.mp4");
     assert!(
-        stderr.contains("failed: ")
-            && stderr.contains("cut.mp4: transcription: error[unreadable_input]: ")
-            && stderr.contains("the file is truncated"),
+        stderr.contains(&format!(
+            "error[unreadable_input]: {}: the file is truncated",
+            cut.display()
+        )),
         "{stderr}"
     );
+    assert_eq!(stderr.matches("cut.mp4").count(), 1, "said once: {stderr}");
     assert!(
         stderr.contains("warning: ") && stderr.contains("damaged.mp4: the video stream is damaged"),
         "{stderr}"

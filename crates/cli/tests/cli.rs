@@ -6,14 +6,11 @@
     reason = "test code: a panic is the failure report"
 )]
 
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn captions(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_captions"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod support;
+
+use support::captions;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -39,7 +36,17 @@ fn templates_lists_at_least_twelve_and_prints_one_in_full() {
 
     let missing = captions(&["templates", "nope"]);
     assert!(!missing.status.success());
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("no template \"nope\""));
+    assert_eq!(
+        String::from_utf8_lossy(&missing.stderr).trim(),
+        "error[not_found]: nope: no such template (`captions templates` lists them)"
+    );
+    // A near miss names the template meant.
+    let typo = captions(&["templates", "kareoke"]);
+    assert!(!typo.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&typo.stderr).trim(),
+        "error[not_found]: kareoke: no such template; did you mean karaoke? (`captions templates` lists them)"
+    );
 }
 
 #[test]
@@ -71,7 +78,10 @@ fn validate_prints_every_problem_and_exits_1() {
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(
-        text.contains("config.linesCount: must be an integer from 1 to 10"),
+        text.contains(&format!(
+            "error[invalid_request]: {}: config.linesCount: must be an integer from 1 to 10",
+            bad.display()
+        )),
         "{text}"
     );
     assert!(
@@ -128,14 +138,17 @@ fn validate_warns_of_unknown_fields_refuses_them_with_strict_and_checks_the_font
     let out = captions(&["validate", typo.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stdout(&out));
     let text = stdout(&out);
+    let typo_name = typo.display();
     assert!(
-        text.contains("warning: config.colours: unknown field; did you mean config.colors?"),
+        text.contains(&format!(
+            "warning: {typo_name}: config.colours: unknown field; did you mean config.colors?"
+        )),
         "{text}"
     );
     assert!(
-        text.contains(
-            "warning: config.fontsize: unknown field; did you mean config.sizes.fontSize?"
-        ),
+        text.contains(&format!(
+            "warning: {typo_name}: config.fontsize: unknown field; did you mean config.sizes.fontSize?"
+        )),
         "{text}"
     );
 
@@ -155,14 +168,18 @@ fn validate_warns_of_unknown_fields_refuses_them_with_strict_and_checks_the_font
     let out = captions(&["validate", bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let lines: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
-    assert_eq!(lines.len(), 3, "{lines:?}");
-    assert!(lines.contains(&"config.fontWeight: must be an integer from 100 to 900".to_owned()));
+    let name = bad.display();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(lines.contains(&format!(
+        "error[invalid_request]: {name}: config.fontWeight: must be an integer from 100 to 900"
+    )));
     assert!(
-        lines.iter().any(|l| l.starts_with(
-            "config.font: \"Comic Nonexistent\" is not an installed font family (closest: "
-        )),
+        lines.iter().any(|l| l.starts_with(&format!(
+            "error[invalid_request]: {name}: config.font: \"Comic Nonexistent\" is not an installed font family (closest: "
+        ))),
         "{lines:?}"
     );
+    assert_eq!(lines[3], format!("{name}: 3 error(s), 0 warning(s)"));
     let good_font = dir.path().join("good.json");
     std::fs::write(&good_font, r#"{"font": "inter"}"#).unwrap();
     assert!(

@@ -7,19 +7,10 @@
 )]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 mod support;
 
-use support::{espeak_wav, run};
-
-fn captions(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_captions"))
-        .args(args)
-        .env("CAPTIONS_MODEL", "tiny.en")
-        .output()
-        .unwrap()
-}
+use support::{captions, espeak_wav, run};
 
 fn jfk() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/audio/jfk.wav")

@@ -42,6 +42,27 @@ fn cargo(dir: &Path) -> Command {
     command
 }
 
+/// A crate named `name` in `dir` (outside this workspace) with one `dependency` line and
+/// `main` as its main.rs; the workspace's profiles (whisper.cpp optimised, the shared target
+/// folder's artifacts reused) and lock file (the same versions, nothing newer fetched). Each
+/// test names its own: the binaries share the target folder.
+fn new_crate(dir: &Path, name: &str, dependency: &str, main: &str) {
+    std::fs::create_dir_all(dir.join("src")).expect("app folder");
+    let root = root();
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("workspace manifest");
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+             [dependencies]\n{dependency}\n\n[workspace]\n\n{}",
+            profiles(&manifest)
+        ),
+    )
+    .expect("app manifest");
+    std::fs::write(dir.join("src/main.rs"), main).expect("app source");
+    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).expect("lock file");
+}
+
 fn stderr(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
@@ -94,23 +115,11 @@ fn a_crate_outside_the_workspace_transcribes_and_burns_with_default_features_off
     let root = root().canonicalize().expect("workspace root");
     let work = tempfile::tempdir().expect("temporary folder");
     let app = work.path().join("app");
-    std::fs::create_dir_all(app.join("src")).expect("app folder");
-    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("workspace manifest");
-    std::fs::write(
-        app.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
-             [dependencies]\ncaptions = {{ path = {:?}, default-features = false }}\n\n\
-             [workspace]\n\n{}",
-            root.join("crates/captions").display().to_string(),
-            profiles(&manifest)
-        ),
-    )
-    .expect("app manifest");
-    std::fs::write(app.join("src/main.rs"), MAIN).expect("app source");
-    // The workspace's lock file: the same versions, so the shared target folder's artifacts
-    // serve, and nothing newer is fetched.
-    std::fs::copy(root.join("Cargo.lock"), app.join("Cargo.lock")).expect("lock file");
+    let dependency = format!(
+        "captions = {{ path = {:?}, default-features = false }}",
+        root.join("crates/captions").display().to_string()
+    );
+    new_crate(&app, "outside-app", &dependency, MAIN);
 
     let tree = cargo(&app)
         .args(["tree", "-e", "normal", "--prefix", "none"])
@@ -212,54 +221,87 @@ fn a_crate_outside_the_workspace_transcribes_and_burns_with_default_features_off
     );
 }
 
-#[test]
-fn the_readme_library_lines_are_the_example_that_runs() {
-    let root = root();
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+/// The first fenced block of `lang` after `## As a library` in the README.
+fn library_block(lang: &str) -> String {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
     let section = &readme[readme.find("## As a library").expect("section")..];
-    let block = section
-        .split("```rust\n")
+    section
+        .split(&format!("```{lang}\n"))
         .nth(1)
         .and_then(|rest| rest.split("```").next())
-        .expect("a rust block in the section");
-    let example = std::fs::read_to_string(root.join("examples/library.rs")).expect("example");
-    let begin = example
-        .find("// README: as a library (begin)\n")
-        .expect("begin mark");
-    let end = example
-        .find("    // README: as a library (end)")
-        .expect("end mark");
-    let lines: String = example[begin..end]
-        .lines()
-        .skip(1)
-        .map(|line| format!("{}\n", line.strip_prefix("    ").unwrap_or(line)))
-        .collect();
-    assert_eq!(block, lines, "README and examples/library.rs differ");
-    assert!(block.lines().count() <= 10, "more than ten lines");
+        .unwrap_or_else(|| panic!("a {lang} block in the section"))
+        .to_owned()
+}
 
+#[test]
+fn the_readme_library_snippet_runs_as_pasted_into_a_new_crate() {
+    let root = root().canonicalize().expect("workspace root");
+    let (toml, rust) = (library_block("toml"), library_block("rust"));
+    let example = std::fs::read_to_string(root.join("examples/library.rs")).expect("example");
+    let marked = example
+        .split("// README: as a library (begin)\n")
+        .nth(1)
+        .expect("begin mark");
+    assert_eq!(rust, marked, "README and examples/library.rs differ");
+    assert!(rust.lines().count() <= 12, "{} lines", rust.lines().count());
+
+    // A new crate: the README's dependency line (pointing at this clone) and its main.rs.
     let work = tempfile::tempdir().expect("temporary folder");
+    let app = work.path().join("app");
+    let line = toml.replace(
+        "../caption-engine/crates/captions",
+        &root.join("crates/captions").display().to_string(),
+    );
+    assert_ne!(
+        line, toml,
+        "the dependency line names no path to replace: {toml}"
+    );
+    new_crate(&app, "readme-app", line.trim_end(), &rust);
     let video = speech_video(
-        &work.path().join("clip.mp4"),
+        &app.join("talk.mp4"),
         "color=c=0x206040:s=320x180:r=25",
-        "Captions make videos easy to follow.",
+        "Captions make videos easy to follow, and this one is a little longer than that.",
     )
     .expect("spoken clip");
-    let output = work.path().join("captioned.mp4");
-    let run = Command::new(env!("CARGO"))
-        .current_dir(&root)
-        .args([
-            "run",
-            "--quiet",
-            "-p",
-            "captions",
-            "--example",
-            "library",
-            "--",
-        ])
-        .arg(&video)
-        .arg(&output)
+    let run = cargo(&app)
+        .args(["run", "--quiet"])
         .output()
-        .expect("cargo run --example library");
-    assert!(run.status.success(), "the example failed: {}", stderr(&run));
-    assert!(std::fs::metadata(&output).expect("output").len() > 10_000);
+        .expect("cargo run");
+    assert!(run.status.success(), "the snippet failed: {}", stderr(&run));
+    let output = app.join("talk-captioned.mp4");
+    let after = frame_rgb_at(&output, 1.0).expect("the captioned video");
+    assert_eq!(after.len(), frame_rgb_at(&video, 1.0).expect("input").len());
+
+    // Progress: each stage from 0 % to 100 %, in order, a line only when the number moves.
+    let lines: Vec<(String, u8)> = stderr(&run)
+        .lines()
+        .filter_map(|line| {
+            let (stage, percent) = line.split_once(' ')?;
+            Some((stage.to_owned(), percent.strip_suffix('%')?.parse().ok()?))
+        })
+        .collect();
+    let stages: Vec<&str> =
+        lines
+            .iter()
+            .map(|(stage, _)| stage.as_str())
+            .fold(Vec::new(), |mut seen, stage| {
+                if seen.last() != Some(&stage) {
+                    seen.push(stage);
+                }
+                seen
+            });
+    assert_eq!(stages, ["transcribing", "burning"], "{lines:?}");
+    for stage in stages {
+        let percents: Vec<u8> = lines
+            .iter()
+            .filter(|(s, _)| s == stage)
+            .map(|(_, p)| *p)
+            .collect();
+        assert_eq!(percents.first(), Some(&0), "{stage}: {percents:?}");
+        assert_eq!(percents.last(), Some(&100), "{stage}: {percents:?}");
+        assert!(
+            percents.windows(2).all(|w| w[0] < w[1]),
+            "{stage} repeats or goes back: {percents:?}"
+        );
+    }
 }

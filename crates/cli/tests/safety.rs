@@ -187,7 +187,11 @@ fn errors_say_it_once_in_the_users_words() {
         let o = captions(&args);
         assert!(!o.status.success());
         let e = stderr(&o);
-        assert_eq!(e.trim(), "error: missing.mp4: file not found", "{args:?}");
+        assert_eq!(
+            e.trim(),
+            "error[input_not_found]: missing.mp4: file not found",
+            "{args:?}"
+        );
     }
 
     // An audio-only input fails before transcription: with a model that does not exist, a

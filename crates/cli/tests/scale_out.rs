@@ -15,69 +15,16 @@ mod support;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use caption_testkit::PostgresServer;
+use caption_testkit::webhook::Receiver;
 use serde_json::{Value, json};
 use support::{Client, Service, espeak_wav};
 
 const JOBS: usize = 30;
 const GENERATES: usize = 6;
 const KEY: &str = "scale-out-key";
-
-/// Every event body received, in order.
-type Events = Arc<Mutex<Vec<Value>>>;
-
-/// A minimal HTTP/1.1 receiver on 127.0.0.1 (one request per connection): records each JSON
-/// body and answers 200. Returns its URL.
-async fn start_receiver(events: Events) -> String {
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/hook", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut socket, _)) = listener.accept().await else {
-                continue;
-            };
-            let events = Arc::clone(&events);
-            tokio::spawn(async move {
-                let mut request = Vec::new();
-                let mut buf = [0_u8; 8192];
-                let (head_end, length) = loop {
-                    let n = socket.read(&mut buf).await.unwrap_or(0);
-                    if n == 0 {
-                        return;
-                    }
-                    request.extend_from_slice(&buf[..n]);
-                    if let Some(end) = request.windows(4).position(|w| w == b"\r\n\r\n") {
-                        let head = String::from_utf8_lossy(&request[..end]).to_ascii_lowercase();
-                        let length = head
-                            .lines()
-                            .find_map(|l| l.strip_prefix("content-length:"))
-                            .and_then(|v| v.trim().parse::<usize>().ok())
-                            .unwrap_or(0);
-                        break (end + 4, length);
-                    }
-                };
-                while request.len() < head_end + length {
-                    let n = socket.read(&mut buf).await.unwrap_or(0);
-                    if n == 0 {
-                        return;
-                    }
-                    request.extend_from_slice(&buf[..n]);
-                }
-                let body: Value = serde_json::from_slice(&request[head_end..head_end + length])
-                    .unwrap_or(Value::Null);
-                events.lock().unwrap().push(body);
-                let _ = socket
-                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
-                    .await;
-            });
-        }
-    });
-    url
-}
 
 /// A 20 s video of `wav`'s speech over a gray frame.
 fn speech_clip(dir: &Path, wav: &Path) -> std::path::PathBuf {
@@ -140,8 +87,8 @@ async fn three_processes_share_jobs_and_survive_a_sigkill() {
         ("CAPTIONS_WEBHOOK_ALLOW_PRIVATE", "true".to_owned()),
         ("CAPTIONS_WEBHOOK_RETRY_BASE_MS", "200".to_owned()),
     ]);
-    let events: Events = Arc::default();
-    let hook = start_receiver(Arc::clone(&events)).await;
+    let receiver = Receiver::start().await.unwrap();
+    let hook = receiver.url().to_owned();
     // Each process has its own data folder: nothing is shared but the database and the bucket.
     let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let mut services: Vec<Option<Service>> = dirs
@@ -201,7 +148,7 @@ async fn three_processes_share_jobs_and_survive_a_sigkill() {
         .unwrap();
     tokio::spawn(connection);
     let victim = services[2].as_mut().unwrap();
-    let prefix = format!("{}-", victim.child.id());
+    let prefix = format!("{}-", victim.pid());
     let deadline = Instant::now() + Duration::from_secs(120);
     let held = loop {
         let rows = db
@@ -217,8 +164,7 @@ async fn three_processes_share_jobs_and_survive_a_sigkill() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
-    victim.child.kill().unwrap(); // SIGKILL
-    victim.child.wait().unwrap();
+    victim.kill();
     services[2] = None;
 
     let deadline = Instant::now() + Duration::from_secs(600);
@@ -281,9 +227,8 @@ async fn three_processes_share_jobs_and_survive_a_sigkill() {
         .collect();
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
-        let got: Vec<String> = events
-            .lock()
-            .unwrap()
+        let got: Vec<String> = receiver
+            .events()
             .iter()
             .filter_map(|e| e["job_id"].as_str().map(str::to_owned))
             .collect();
@@ -307,7 +252,7 @@ async fn three_processes_share_jobs_and_survive_a_sigkill() {
         .unwrap();
     assert_eq!(deliveries.len(), announced.len(), "one delivery per job");
     let mut received: HashMap<String, Vec<Value>> = HashMap::new();
-    for event in events.lock().unwrap().iter() {
+    for event in &receiver.events() {
         received
             .entry(event["id"].as_str().unwrap().to_owned())
             .or_default()

@@ -57,6 +57,8 @@ pub enum ErrorCode {
     UnsupportedLanguage,
     /// The speech model is not installed.
     ModelMissing,
+    /// The input holds no speech (silence, music, noise), and words were required.
+    NoSpeech,
     /// The call was cancelled.
     Cancelled,
     /// The object store (disk or bucket) is unreachable or failing; the call may work later.
@@ -89,6 +91,7 @@ impl ErrorCode {
             Self::InputTooLarge => "input_too_large",
             Self::UnsupportedLanguage => "unsupported_language",
             Self::ModelMissing => "model_missing",
+            Self::NoSpeech => "no_speech",
             Self::Cancelled => "cancelled",
             Self::StorageUnavailable => "storage_unavailable",
             Self::DiskFull => "disk_full",
@@ -151,6 +154,7 @@ mod tests {
             ErrorCode::InputTooLarge,
             ErrorCode::UnsupportedLanguage,
             ErrorCode::ModelMissing,
+            ErrorCode::NoSpeech,
             ErrorCode::Cancelled,
             ErrorCode::StorageUnavailable,
             ErrorCode::DiskFull,

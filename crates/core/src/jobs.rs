@@ -35,10 +35,8 @@ pub struct TranscriptRequest {
 
 wire_enum!(
     /// What a transcription gives.
-    #[derive(Default)]
     TranscriptTask {
         /// The words as spoken, in their language.
-        #[default]
         Transcribe = "transcribe",
         /// The speech translated into English words.
         Translate = "translate",
@@ -47,10 +45,8 @@ wire_enum!(
 
 wire_enum!(
     /// What `POST /generate` writes.
-    #[derive(Default)]
     OutputKind {
         /// The input video with the captions burned in (MP4).
-        #[default]
         Video = "video",
         /// The captions alone on a transparent background: ProRes 4444 with alpha, in MOV.
         OverlayMov = "overlay-mov",
@@ -58,6 +54,20 @@ wire_enum!(
         OverlayWebm = "overlay-webm",
     }
 );
+
+impl Default for TranscriptTask {
+    /// The words as spoken.
+    fn default() -> Self {
+        Self::Transcribe
+    }
+}
+
+impl Default for OutputKind {
+    /// The burned video.
+    fn default() -> Self {
+        Self::Video
+    }
+}
 
 fn default_lang() -> String {
     "auto".to_owned()

@@ -82,8 +82,8 @@ pub use subtitles::{
 };
 pub use suggest::{closest, nearest};
 pub use validate::{
-    Checked, FONT_WEIGHT_MAX, FONT_WEIGHT_MIN, UnknownFields, parse_config_patch,
-    parse_config_patch_with, parse_generate_request, parse_generate_request_with,
-    parse_transcript_request, parse_words,
+    Checked, FONT_WEIGHT_MAX, FONT_WEIGHT_MIN, Findings, UnknownFields, check_config_patch,
+    check_generate_request, parse_config_patch, parse_config_patch_with, parse_generate_request,
+    parse_generate_request_with, parse_transcript_request, parse_words,
 };
 pub use word::Word;

@@ -43,6 +43,32 @@ pub struct Checked<T> {
     pub warnings: ValidationErrors,
 }
 
+/// Everything one validation found, as a report that lists them all: the parsed input when no
+/// rule is broken, every error, and every warning (unknown fields under
+/// [`UnknownFields::Warn`]) whether or not there are errors too.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Findings<T> {
+    /// The parsed input; `None` when `errors` is not empty.
+    pub value: Option<T>,
+    /// Every rule broken, each with its path.
+    pub errors: ValidationErrors,
+    /// Every unknown field, each with its path and the closest known name.
+    pub warnings: ValidationErrors,
+}
+
+impl<T> Findings<T> {
+    /// The input with its warnings, or its errors (the warnings then dropped).
+    pub fn into_result(self) -> Result<Checked<T>, ValidationErrors> {
+        match self.value {
+            Some(value) if self.errors.is_empty() => Ok(Checked {
+                value,
+                warnings: self.warnings,
+            }),
+            _ => Err(self.errors),
+        }
+    }
+}
+
 /// Top-level fields of a generate request that the service reads besides the interface's.
 const SERVICE_REQUEST_FIELDS: &[&str] = &["async", "webhook_url"];
 
@@ -571,13 +597,33 @@ pub fn parse_config_patch_with(
     path: &str,
     unknown: UnknownFields,
 ) -> Result<Checked<ConfigPatch>, ValidationErrors> {
+    check_config_patch(value, path, unknown).into_result()
+}
+
+/// Validates a (partial) config found at `path` and reports every error and every warning
+/// together (a config file's checker lists both).
+///
+/// ```
+/// use caption_core::{UnknownFields, check_config_patch};
+/// use serde_json::json;
+///
+/// let found = check_config_patch(&json!({"colours": {}, "linesCount": 0}), "config", UnknownFields::Warn);
+/// assert!(found.value.is_none());
+/// assert_eq!(found.errors.iter().next().unwrap().path, "config.linesCount");
+/// assert_eq!(found.warnings.iter().next().unwrap().path, "config.colours");
+/// ```
+pub fn check_config_patch(
+    value: &Value,
+    path: &str,
+    unknown: UnknownFields,
+) -> Findings<ConfigPatch> {
     let mut w = Walker::with(unknown);
     let patch = w.config(value, path);
-    let warnings = std::mem::take(&mut w.warnings);
-    w.finish(Checked {
-        value: patch,
-        warnings,
-    })
+    Findings {
+        value: w.errors.is_empty().then_some(patch),
+        errors: w.errors,
+        warnings: w.warnings,
+    }
 }
 
 /// Validates a word list found at `path` and sorts it by start time.
@@ -617,9 +663,18 @@ pub fn parse_generate_request_with(
     value: &Value,
     unknown: UnknownFields,
 ) -> Result<Checked<GenerateRequest>, ValidationErrors> {
+    check_generate_request(value, unknown).into_result()
+}
+
+/// Validates the body of `POST /generate` and reports every error and every warning together.
+pub fn check_generate_request(value: &Value, unknown: UnknownFields) -> Findings<GenerateRequest> {
     let mut w = Walker::with(unknown);
     let Some(map) = w.object(value, "body") else {
-        return Err(w.errors);
+        return Findings {
+            value: None,
+            errors: w.errors,
+            warnings: w.warnings,
+        };
     };
     let mut known = known_fields("GenerateRequest");
     known.extend_from_slice(SERVICE_REQUEST_FIELDS);
@@ -659,12 +714,10 @@ pub fn parse_generate_request_with(
         template_id,
         output,
     });
-    match request {
-        Some(value) if w.errors.is_empty() => Ok(Checked {
-            value,
-            warnings: w.warnings,
-        }),
-        _ => Err(w.errors),
+    Findings {
+        value: request.filter(|_| w.errors.is_empty()),
+        errors: w.errors,
+        warnings: w.warnings,
     }
 }
 

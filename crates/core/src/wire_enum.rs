@@ -2,11 +2,13 @@
 
 /// Declares an enum of wire names, the full value list and parsing.
 macro_rules! wire_enum {
-    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $wire:literal),+ $(,)? }) => {
+    ($(#[$doc:meta])* $name:ident {
+        $($(#[doc = $vdoc:literal])* $variant:ident = $wire:literal),+ $(,)?
+    }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::serde::Serialize, ::serde::Deserialize)]
         pub enum $name {
-            $($(#[$vdoc])* #[serde(rename = $wire)] $variant),+
+            $($(#[doc = $vdoc])* #[serde(rename = $wire)] $variant),+
         }
 
         impl $name {
@@ -14,6 +16,8 @@ macro_rules! wire_enum {
             pub const ALL: &'static [Self] = &[$(Self::$variant),+];
             /// Every wire spelling, in the order of [`Self::ALL`].
             pub const NAMES: &'static [&'static str] = &[$($wire),+];
+            /// What each value means (its documentation), in the order of [`Self::ALL`].
+            pub const MEANINGS: &'static [&'static str] = &[$(concat!($($vdoc),*).trim_ascii()),+];
 
             /// The wire spelling.
             pub fn as_str(self) -> &'static str {

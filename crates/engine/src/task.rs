@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 /// The part of the work a [`Progress`] report is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -191,14 +191,18 @@ impl Task {
         self.cancel.as_ref().map(Cancel::flag)
     }
 
-    /// A percent reporter for `stage`, if progress is wanted.
+    /// A percent reporter for `stage`, if progress is wanted; the stage starts now, so 0 % is
+    /// reported at once. A percentage reaches the callback once, in rising order: a report
+    /// that does not move it forward is dropped.
     pub(crate) fn reporter(&self, stage: Stage) -> Option<impl Fn(u8) + Send + Sync + 'static> {
         let report = self.progress.clone()?;
+        report(Progress { stage, percent: 0 });
+        let last = AtomicU8::new(0);
         Some(move |percent: u8| {
-            report(Progress {
-                stage,
-                percent: percent.min(100),
-            });
+            let percent = percent.min(100);
+            if last.fetch_max(percent, Ordering::Relaxed) < percent {
+                report(Progress { stage, percent });
+            }
         })
     }
 }

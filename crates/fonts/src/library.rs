@@ -158,20 +158,74 @@ impl FontLibrary {
     }
 
     /// `None` when `family` is installed; otherwise the rule a config naming it breaks, with
-    /// the closest installed family names, for a validation message.
+    /// the closest installed family names ([`FontLibrary::closest_families`]), for a
+    /// validation message.
     pub fn missing_family_rule(&self, family: &str) -> Result<Option<String>> {
         match self.resolve(family, 400) {
             Ok(_) => return Ok(None),
             Err(Error::FamilyNotFound { .. }) => {}
             Err(other) => return Err(other),
         }
-        let installed = self.families(None)?;
-        let names: Vec<&str> = installed.iter().map(String::as_str).collect();
-        let close = caption_core::nearest(family, &names, 3);
+        let close = self.closest_families(family)?;
         Ok(Some(format!(
             "{family:?} is not an installed font family (closest: {})",
             close.join(", ")
         )))
+    }
+
+    /// Up to three installed families to suggest for `family`, best first: those close to it in
+    /// spelling ("Robotto" → Roboto); then, when it is (a misspelling of) a well-known family
+    /// that is not installed ("Helvetika" → Helvetica), the families fontconfig puts in that
+    /// one's place, which share its look (a sans for Helvetica, a serif for Times New Roman);
+    /// then the nearest names by edit distance.
+    pub fn closest_families(&self, family: &str) -> Result<Vec<String>> {
+        const WANTED: usize = 3;
+        let installed = self.families(None)?;
+        let names: Vec<&str> = installed.iter().map(String::as_str).collect();
+        let mut out: Vec<String> = Vec::with_capacity(WANTED);
+        let add = |name: &str, out: &mut Vec<String>| {
+            if out.len() < WANTED && !out.iter().any(|n| n == name) {
+                out.push(name.to_owned());
+            }
+        };
+        for name in caption_core::closest(family, &names, WANTED) {
+            add(name, &mut out);
+        }
+        if let Some(meant) = caption_core::closest(family, WELL_KNOWN_FAMILIES, 1).first() {
+            for name in self.substitutes(meant)? {
+                if names.contains(&name.as_str()) {
+                    add(&name, &mut out);
+                }
+            }
+        }
+        for name in caption_core::nearest(family, &names, WANTED) {
+            add(name, &mut out);
+        }
+        Ok(out)
+    }
+
+    /// The families fontconfig would draw for `family`, best first (its aliases and generic
+    /// class, then the rest), emoji fonts left out.
+    fn substitutes(&self, family: &str) -> Result<Vec<String>> {
+        let mut pattern = Pattern::new(&self.fc).map_err(query("pattern"))?;
+        pattern
+            .add_string(c"family", &cstring(family)?)
+            .map_err(query("family"))?;
+        // `sort_fonts` applies fontconfig's substitutions itself (twice would list the
+        // aliases twice, in another order than fontconfig's own `fc-match`).
+        let sorted = pattern
+            .sort_fonts(fontconfig::UnicodeCoverage::Trim)
+            .map_err(query("sort"))?;
+        let mut families: Vec<String> = Vec::new();
+        for p in sorted.iter().take(24) {
+            let Some(face) = face_of(&p) else { continue };
+            // An emoji font is no family to set words in.
+            if face.family.contains("Emoji") || families.contains(&face.family) {
+                continue;
+            }
+            families.push(face.family);
+        }
+        Ok(families)
     }
 
     /// The upright face of `family` whose weight is closest to `css_weight` (ties go to the
@@ -182,6 +236,12 @@ impl FontLibrary {
     ///
     /// [`Error::FamilyNotFound`] when no face has that family name.
     pub fn resolve(&self, family: &str, css_weight: u16) -> Result<FontFace> {
+        // No family is named with a NUL byte (and fontconfig cannot be asked for one).
+        if family.contains('\0') {
+            return Err(Error::FamilyNotFound {
+                family: family.to_owned(),
+            });
+        }
         let mut pattern = Pattern::new(&self.fc).map_err(query("pattern"))?;
         pattern
             .add_string(c"family", &cstring(family)?)
@@ -254,6 +314,35 @@ impl FontLibrary {
         faces.into_iter().next()
     }
 }
+
+/// Families people name in caption styles that many systems do not have. A name close to one
+/// of them is taken as meaning it, and fontconfig's substitutes for it are suggested: its own
+/// configuration knows their metric-compatible twins and generic class (sans, serif, mono).
+const WELL_KNOWN_FAMILIES: &[&str] = &[
+    "Arial",
+    "Arial Black",
+    "Avenir",
+    "Calibri",
+    "Comic Sans MS",
+    "Courier",
+    "Courier New",
+    "Futura",
+    "Garamond",
+    "Georgia",
+    "Gotham",
+    "Helvetica",
+    "Helvetica Neue",
+    "Impact",
+    "Montserrat",
+    "Poppins",
+    "Proxima Nova",
+    "Segoe UI",
+    "Tahoma",
+    "Times",
+    "Times New Roman",
+    "Trebuchet MS",
+    "Verdana",
+];
 
 /// Every language tag fontconfig has an orthography for.
 fn fontconfig_langs() -> BTreeSet<String> {

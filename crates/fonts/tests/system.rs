@@ -105,3 +105,49 @@ fn fallbacks_cover_scripts_and_emoji_is_color() {
     let emoji = fonts.emoji().unwrap();
     assert_eq!(emoji.family, "Noto Color Emoji");
 }
+
+/// The family fontconfig itself picks for `name` (`fc-match`): an oracle independent of ours.
+fn fc_match(name: &str) -> String {
+    let out = std::process::Command::new("fc-match")
+        .args([name, "-f", "%{family[0]}"])
+        .output()
+        .expect("fc-match (fontconfig)");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_missing_family_is_matched_by_spelling_then_by_the_look_of_the_family_meant() {
+    let fonts = FontLibrary::new().unwrap();
+    // Close in spelling to an installed family: that family first.
+    let roboto = fonts.closest_families("Robotto").unwrap();
+    assert_eq!(
+        roboto.first().map(String::as_str),
+        Some("Roboto"),
+        "{roboto:?}"
+    );
+    // A misspelled family that is not installed either: what fontconfig puts in its place
+    // (a sans for Helvetica, a serif for Times New Roman), not names that merely share letters.
+    for (typed, meant) in [
+        ("Helvetika", "Helvetica"),
+        ("Tims New Roman", "Times New Roman"),
+    ] {
+        let closest = fonts.closest_families(typed).unwrap();
+        assert_eq!(closest.len(), 3, "{closest:?}");
+        assert_eq!(closest[0], fc_match(meant), "{typed}: {closest:?}");
+        let rule = fonts.missing_family_rule(typed).unwrap().unwrap();
+        assert!(
+            rule.starts_with(&format!(
+                "{typed:?} is not an installed font family (closest: {}",
+                closest[0]
+            )),
+            "{rule}"
+        );
+    }
+    assert_eq!(fonts.missing_family_rule("Inter").unwrap(), None);
+    // A name no family can have is a family that is not installed, not a failure of the query.
+    let rule = fonts.missing_family_rule("Inter\0Bold").unwrap().unwrap();
+    assert!(
+        rule.contains("is not an installed font family (closest: Inter"),
+        "{rule}"
+    );
+}

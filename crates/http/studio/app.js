@@ -123,7 +123,10 @@ function tick() {
   $("seek").value = video.currentTime;
   $("clock").textContent = fmt(video.currentTime);
   editor.setTime(video.currentTime);
-  if (!video.paused) requestAnimationFrame(tick);
+  if (!video.paused) {
+    showPlaybackFrame(video.currentTime);
+    requestAnimationFrame(tick);
+  }
 }
 
 video.addEventListener("loadedmetadata", () => {
@@ -138,7 +141,6 @@ video.addEventListener("loadedmetadata", () => {
 video.addEventListener("play", () => {
   $("play-icon").setAttribute("d", "M6 5h4v14H6zm8 0h4v14h-4z");
   $("play").setAttribute("aria-label", "Pause");
-  $("preview-img").hidden = true;
   $("preview-badge").hidden = true;
   tick();
 });
@@ -180,6 +182,10 @@ async function chooseFile(file) {
     toast(`${file.name} is empty.`);
     return;
   }
+  if (!(await hasPicture(file))) {
+    toast(`${file.name} is not a video: no picture could be read from it. Choose an MP4, MOV, WebM or MKV file.`);
+    return;
+  }
   try {
     const descriptor = await api.signedUrl(file.name);
     const max = policyMaxBytes(descriptor);
@@ -188,6 +194,7 @@ async function chooseFile(file) {
       return;
     }
     video.src = URL.createObjectURL(file);
+    $("toast").hidden = true;
     $("dropzone").hidden = true;
     $("frame").hidden = false;
     $("transport").hidden = false;
@@ -205,6 +212,28 @@ async function chooseFile(file) {
     report(error);
     $("upload-status").hidden = true;
   }
+}
+
+/** Whether the browser reads a picture from `file` (its width, height and length), before
+ * anything is uploaded: a renamed text file or an audio file is refused here. */
+function hasPicture(file) {
+  return new Promise((resolve) => {
+    const probe = document.createElement("video");
+    const url = URL.createObjectURL(file);
+    const done = (ok) => {
+      clearTimeout(timer);
+      probe.removeAttribute("src");
+      probe.load();
+      URL.revokeObjectURL(url);
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), 15000);
+    probe.muted = true;
+    probe.preload = "metadata";
+    probe.addEventListener("loadedmetadata", () => done(probe.videoWidth > 0 && probe.videoHeight > 0 && probe.duration > 0), { once: true });
+    probe.addEventListener("error", () => done(false), { once: true });
+    probe.src = url;
+  });
 }
 
 $("file-input").addEventListener("change", (event) => chooseFile(event.target.files[0]));
@@ -261,6 +290,7 @@ $("transcribe-btn").addEventListener("click", async () => {
 
 async function transcribed(words) {
   editor.load(words);
+  forgetPlaybackFrames();
   state.transcribed = true;
   for (const id of ["edit-card", "style-card", "generate-card"]) $(id).hidden = false;
   setStage("transcribed");
@@ -302,14 +332,84 @@ async function renderPreview() {
   $("preview-badge").hidden = false;
   const blob = await api.preview({ words: editor.words, config, at, ...size }, previewAbort.signal);
   const img = $("preview-img");
-  const old = img.src;
-  img.src = URL.createObjectURL(blob);
+  const old = playback.still;
+  playback.still = URL.createObjectURL(blob);
+  img.src = playback.still;
+  playback.shown = -1;
   await img.decode();
-  if (old.startsWith("blob:")) URL.revokeObjectURL(old);
+  if (old) URL.revokeObjectURL(old);
   img.dataset.version = String(Number(img.dataset.version || 0) + 1);
   img.dataset.at = at.toFixed(3);
   if (video.paused) img.hidden = false;
   $("preview-badge").textContent = `Preview at ${fmt(at)}`;
+}
+
+// ---- captions while the video plays ------------------------------------------------------
+// The caption changes at word boundaries: one frame per word, from the same preview endpoint,
+// fetched a few words ahead of the playhead and kept until the words or the style change.
+
+// `still`: the exact frame drawn for a paused video.
+const playback = { frames: new Map(), pending: new Set(), version: 0, shown: -1, still: null };
+const PLAYBACK_AHEAD = 6;
+/** After a word ends, its caption stays this long before a pause clears it (seconds). */
+const PLAYBACK_HOLD_S = 1.0;
+
+function forgetPlaybackFrames() {
+  for (const url of playback.frames.values()) URL.revokeObjectURL(url);
+  playback.frames.clear();
+  playback.version += 1;
+  playback.shown = -1;
+}
+
+/** The index of the word whose caption shows at `t`: the last one begun, unless a pause
+ * followed it; -1 for none. */
+function wordShownAt(t) {
+  const words = editor.words;
+  let i = -1;
+  for (let k = 0; k < words.length && words[k].start <= t; k++) i = k;
+  if (i < 0 || t > words[i].end + PLAYBACK_HOLD_S) return -1;
+  return i;
+}
+
+async function fetchPlaybackFrame(i) {
+  const config = style.config();
+  if (!config || playback.frames.has(i) || playback.pending.has(i)) return;
+  const word = editor.words[i];
+  const version = playback.version;
+  playback.pending.add(i);
+  try {
+    const at = word.start + 0.6 * Math.max(0, word.end - word.start);
+    const size = previewSize($("frame").clientWidth);
+    const blob = await api.preview({ words: editor.words, config, at, ...size });
+    if (version === playback.version) playback.frames.set(i, URL.createObjectURL(blob));
+  } finally {
+    playback.pending.delete(i);
+  }
+}
+
+function showPlaybackFrame(t) {
+  if (!state.transcribed || !state.frame.width) return;
+  const img = $("preview-img");
+  const i = wordShownAt(t);
+  const from = Math.max(i, 0);
+  for (let k = from; k < Math.min(editor.words.length, from + PLAYBACK_AHEAD); k++) {
+    if (playback.pending.size >= 2) break;
+    fetchPlaybackFrame(k).catch(report);
+  }
+  if (i < 0) {
+    img.hidden = true;
+    playback.shown = -1;
+    return;
+  }
+  const url = playback.frames.get(i);
+  if (!url) return; // the previous caption stays until this one arrives
+  if (playback.shown !== i) {
+    img.src = url;
+    img.dataset.playing = String(i);
+    img.dataset.playingVersion = String(Number(img.dataset.playingVersion || 0) + 1);
+    playback.shown = i;
+  }
+  img.hidden = false;
 }
 
 let galleryTimer = 0;
@@ -346,6 +446,7 @@ async function renderGallery() {
 
 const editor = new Editor({
   onChange: () => {
+    forgetPlaybackFrames();
     schedulePreview();
     scheduleGallery();
   },
@@ -354,7 +455,13 @@ const editor = new Editor({
   },
 });
 
-const style = new Style({ onChange: () => schedulePreview(), onError: report });
+const style = new Style({
+  onChange: () => {
+    forgetPlaybackFrames();
+    schedulePreview();
+  },
+  onError: report,
+});
 
 $("copy-config").addEventListener("click", async () => {
   const copied = await style.copy();

@@ -297,6 +297,27 @@ async fn captions_a_video_in_the_browser() {
         .await;
     studio.shoot("2-upload", "#dropzone").await;
 
+    // A file that is not a video, named as one, is refused before anything is uploaded.
+    let fake = work.path().join("notes.mp4");
+    std::fs::write(&fake, "shopping list: eggs, milk, a new microphone\n").unwrap();
+    let file_input = studio.client.find(Locator::Id("file-input")).await.unwrap();
+    file_input.send_keys(fake.to_str().unwrap()).await.unwrap();
+    studio
+        .wait_js(
+            "the refusal",
+            "!document.getElementById('toast').hidden && document.getElementById('toast').textContent.includes('not a video')",
+            Duration::from_secs(20),
+        )
+        .await;
+    let after_refusal: Value = studio
+        .js("return [document.body.dataset.stage === 'uploaded', document.getElementById('dropzone').hidden, document.getElementById('file-input').value = ''];")
+        .await;
+    assert_eq!(
+        after_refusal,
+        json!([false, false, ""]),
+        "the fake video went on"
+    );
+
     // 3. Upload through the presigned descriptor.
     let file_input = studio.client.find(Locator::Id("file-input")).await.unwrap();
     file_input.send_keys(clip.to_str().unwrap()).await.unwrap();
@@ -344,6 +365,20 @@ async fn captions_a_video_in_the_browser() {
         assert!((0.0..=1.0).contains(&confidence), "{chips}");
         assert_eq!(chip[1], json!(confidence < 0.5), "{chips}");
     }
+
+    // While the video plays, the caption is drawn over it, word after word.
+    studio.click("#play").await;
+    studio
+        .wait_js(
+            "captions while playing",
+            "(v => !v.paused && !document.getElementById('preview-img').hidden && Number(document.getElementById('preview-img').dataset.playingVersion || 0) >= 2)(document.getElementById('video'))",
+            Duration::from_secs(30),
+        )
+        .await;
+    studio.shoot("4-playing", "#frame").await;
+    studio
+        .js("document.getElementById('video').pause(); return 1;")
+        .await;
 
     // 5. Change a word's text: the preview changes.
     let index = words_before

@@ -2,8 +2,14 @@
 //! emoji, in English, Spanish, French, German, Portuguese and Italian; `data/`, rebuilt by
 //! `scripts/update-emoji-keywords`), with the `emojis` crate's GitHub shortcodes and names as a
 //! further English source, rather than a hand-made table.
+//!
+//! CLDR lists, for a keyword, the emoji of every sense and every spelling of it, in no order of
+//! use: "first" is a moon ("first quarter moon") before a medal, "back" a face holding back
+//! tears. So English words are first looked up by sense: a stop list of words that never get an
+//! emoji (`data/stop-words-en.txt`), and the emoji of the sense common words have in creators'
+//! videos, named by CLDR name (`data/emoji-senses-en.tsv`); CLDR's keywords cover the rest.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use emojis::{Group, SkinTone};
@@ -25,9 +31,11 @@ const CLDR: &[(&str, &str)] = &[
     ("it", include_str!("../data/emoji-keywords-it.tsv")),
 ];
 
-/// Creator-video words CLDR has no keyword for, mapped onto the CLDR keyword of the emoji such
-/// videos use for them.
-const CREATOR_WORDS: &[(&str, &str)] = &[("subscribe", "bell"), ("subscribed", "bell")];
+/// English words that never get an emoji (function words, light verbs, vague words).
+const STOP_WORDS_EN: &str = include_str!("../data/stop-words-en.txt");
+
+/// English words with the CLDR name of the emoji of their sense in creators' videos, or `-`.
+const SENSES_EN: &str = include_str!("../data/emoji-senses-en.tsv");
 
 /// Frequent words of each language, to tell which language a transcript is in (a word list
 /// carries no language of its own).
@@ -44,6 +52,49 @@ const MARKERS: &[(&str, &str)] = &[
 #[derive(Debug)]
 pub struct EmojiLexicon {
     by_language: HashMap<&'static str, HashMap<String, &'static str>>,
+    /// English words that never get an emoji.
+    stop_words: HashSet<&'static str>,
+    /// English words with the emoji of their sense (`None`: no emoji in any sense).
+    senses: HashMap<&'static str, Option<&'static str>>,
+}
+
+/// The stop list's words.
+fn stop_words(text: &'static str) -> HashSet<&'static str> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .flat_map(str::split_whitespace)
+        .collect()
+}
+
+/// The sense table: each word with its emoji, found by CLDR name; the names that name no emoji
+/// are returned apart (a broken table, which the tests refuse).
+fn senses(
+    text: &'static str,
+) -> (
+    HashMap<&'static str, Option<&'static str>>,
+    Vec<&'static str>,
+) {
+    let by_name: HashMap<&'static str, &'static str> =
+        emojis::iter().map(|e| (e.name(), e.as_str())).collect();
+    let mut table = HashMap::new();
+    let mut unknown = Vec::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let Some((word, name)) = line.split_once('\t') else {
+            unknown.push(line);
+            continue;
+        };
+        if name == "-" {
+            table.insert(word, None);
+        } else if let Some(&emoji) = by_name.get(name) {
+            table.insert(word, Some(emoji));
+        } else {
+            unknown.push(name);
+        }
+    }
+    (table, unknown)
 }
 
 static LEXICON: LazyLock<EmojiLexicon> = LazyLock::new(EmojiLexicon::build);
@@ -112,12 +163,11 @@ impl EmojiLexicon {
                 }
             }
         }
-        for (word, keyword) in CREATOR_WORDS {
-            if let Some(&e) = english.get(*keyword) {
-                english.insert((*word).to_owned(), e);
-            }
+        Self {
+            by_language,
+            stop_words: stop_words(STOP_WORDS_EN),
+            senses: senses(SENSES_EN).0,
         }
-        Self { by_language }
     }
 
     /// The languages with keywords.
@@ -154,7 +204,8 @@ impl EmojiLexicon {
 
     /// The emoji for a word of language `lang` (English keywords when `lang` has none),
     /// ignoring case and surrounding punctuation; tries a simple singular for plurals
-    /// ("dogs" → "dog").
+    /// ("dogs" → "dog"). An English word is looked up by sense first: a stop word gets none,
+    /// a word of the sense table its emoji there; CLDR's keywords cover the rest.
     pub fn lookup_in(&self, lang: &str, word: &str) -> Option<&'static str> {
         let key: String = word
             .trim_matches(|c: char| !c.is_alphanumeric())
@@ -162,18 +213,26 @@ impl EmojiLexicon {
         if key.chars().count() < MIN_KEYWORD_CHARS {
             return None;
         }
-        let table = self
-            .by_language
-            .get(lang)
-            .or_else(|| self.by_language.get("en"))?;
-        if let Some(e) = table.get(&key) {
-            return Some(e);
-        }
+        let (lang, table) = match self.by_language.get_key_value(lang) {
+            Some((lang, table)) => (*lang, table),
+            None => ("en", self.by_language.get("en")?),
+        };
         let singular = key
             .strip_suffix("es")
             .filter(|s| s.ends_with("sh") || s.ends_with("ch") || s.ends_with('x'))
-            .or_else(|| key.strip_suffix('s'))?;
-        table.get(singular).copied()
+            .or_else(|| key.strip_suffix('s'));
+        let forms = std::iter::once(key.as_str()).chain(singular);
+        if lang == "en" {
+            for form in forms.clone() {
+                if self.stop_words.contains(form) {
+                    return None;
+                }
+                if let Some(&sense) = self.senses.get(form) {
+                    return sense;
+                }
+            }
+        }
+        forms.filter_map(|form| table.get(form).copied()).next()
     }
 
     /// Keywords of every language.
@@ -230,6 +289,26 @@ mod tests {
         for plain in ["the", "on", "free", "a", "and", "face", "right"] {
             assert_eq!(lex.lookup(plain), None, "{plain}");
         }
+    }
+
+    #[test]
+    fn every_sense_names_an_emoji_and_no_word_is_both_stopped_and_sensed() {
+        let (table, unknown) = senses(SENSES_EN);
+        assert!(unknown.is_empty(), "names of no emoji: {unknown:?}");
+        assert!(table.len() > 50, "{}", table.len());
+        let stopped = stop_words(STOP_WORDS_EN);
+        let both: Vec<_> = table.keys().filter(|w| stopped.contains(*w)).collect();
+        assert!(both.is_empty(), "{both:?}");
+    }
+
+    #[test]
+    fn senses_and_stop_words_reach_plurals_and_stay_english() {
+        let lex = EmojiLexicon::get();
+        assert_eq!(lex.lookup("Goals!"), lex.lookup("goal"));
+        assert_eq!(lex.lookup("goal"), Some("🎯"));
+        assert_eq!(lex.lookup("things"), None);
+        // The English stop list does not silence another language's keywords.
+        assert_eq!(lex.lookup_in("fr", "pain"), Some("🍞"));
     }
 
     #[test]

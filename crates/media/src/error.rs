@@ -139,8 +139,9 @@ impl Error {
     /// The stable code of this error. What is wrong with the input file is the caller's
     /// (`input_not_found`, `unreadable_input` also for a truncated file, `no_audio` and
     /// `no_video` also for an empty stream, `not_a_video`, `input_too_large`), as is an
-    /// output path no container fits (`invalid_request`); failing to encode or write, and an
-    /// overlay the program made wrong, are `internal`.
+    /// output path no container fits (`invalid_request`); a write that found the disk full is
+    /// `disk_full`; failing to encode or write otherwise, and an overlay the program made
+    /// wrong, are `internal`.
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::NotFound { .. } => ErrorCode::InputNotFound,
@@ -157,6 +158,7 @@ impl Error {
             Self::StillImage { .. } => ErrorCode::NotAVideo,
             Self::UnsupportedOutput { .. } => ErrorCode::InvalidRequest,
             Self::Cancelled { .. } => ErrorCode::Cancelled,
+            Self::Io { source, .. } if ErrorCode::is_disk_full(source) => ErrorCode::DiskFull,
             Self::Encode { .. } | Self::InvalidOverlay { .. } | Self::Io { .. } => {
                 ErrorCode::Internal
             }

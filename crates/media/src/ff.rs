@@ -9,6 +9,8 @@ use ffmpeg::format::context::Input;
 use ffmpeg::media;
 use ffmpeg_next as ffmpeg;
 
+use caption_core::ErrorCode;
+
 use crate::{Error, Result, limits};
 
 /// Initialises FFmpeg once per process and keeps libav's own stderr chatter to errors only:
@@ -233,8 +235,18 @@ pub(crate) fn check_index_within_file(input: &Input, path: &Path) -> Result<()> 
     Ok(())
 }
 
-/// An [`Error::Encode`] of the output at `path`, in FFmpeg's words.
+/// An [`Error::Encode`] of the output at `path`, in FFmpeg's words; a write that found the
+/// disk full (or over its quota) is the [`Error::Io`] of that, so that it reads as `disk_full`.
 pub(crate) fn encode_error(path: &Path, err: &ffmpeg::Error) -> Error {
+    if let ffmpeg::Error::Other { errno } = *err {
+        let source = std::io::Error::from_raw_os_error(errno);
+        if ErrorCode::is_disk_full(&source) {
+            return Error::Io {
+                path: path.to_owned(),
+                source,
+            };
+        }
+    }
     Error::Encode {
         path: path.to_owned(),
         reason: describe(err),

@@ -384,8 +384,7 @@ impl Partial {
                     "a PNG sequence is written into a new folder, and this one exists",
                 )));
             }
-            let dir = tempfile::Builder::new()
-                .prefix(&prefix)
+            let dir = crate::partial::builder(&prefix, "", true)
                 .tempdir_in(parent)
                 .map_err(io)?;
             return Ok(Self {
@@ -395,9 +394,8 @@ impl Partial {
             });
         }
         let ext = output.extension().and_then(|e| e.to_str()).unwrap_or("mov");
-        let file = tempfile::Builder::new()
-            .prefix(&prefix)
-            .suffix(&format!(".{ext}"))
+        let suffix = format!(".{ext}");
+        let file = crate::partial::builder(&prefix, &suffix, false)
             .tempfile_in(parent)
             .map_err(io)?;
         let temp = file.into_temp_path();

@@ -57,6 +57,7 @@ mod health;
 mod layer;
 mod limits;
 mod overlay;
+mod partial;
 mod pool;
 mod probe;
 

@@ -6,10 +6,15 @@
 //! - [`Chromedriver`]: Debian's chromedriver, for tests that drive Chromium through WebDriver.
 //! - [`S3sServer`]: s3s-fs, an S3 server that checks signatures and POST policies.
 //! - [`Tmpfs`]: a small tmpfs, for a disk that fills up.
+//! - [`Service`]: `captions serve` itself ([`ServeCommand`] says how to start it).
 //!
 //! [`fuzz`] runs arbitrary and mutated input through a parser and tallies what it did.
 //! [`media`] makes videos with speech and reads their frames; [`speech`] makes speech with
 //! known word times; [`upload`] plays a browser's form upload with curl.
+//!
+//! With the `service` feature: `webhook` receives a service's events, and `soak` runs
+//! clients, two service processes and a fault injector for a set time and reports what broke
+//! (`scripts/soak`).
 //!
 //! ```
 //! let server = caption_testkit::PostgresServer::start()?;
@@ -26,13 +31,19 @@ pub mod fuzz;
 pub mod media;
 mod postgres;
 mod s3s;
+mod serve;
+#[cfg(feature = "service")]
+pub mod soak;
 pub mod speech;
 mod tmpfs;
 pub mod upload;
+#[cfg(feature = "service")]
+pub mod webhook;
 
 pub use chromedriver::{CHROMIUM, Chromedriver};
 pub use postgres::PostgresServer;
 pub use s3s::S3sServer;
+pub use serve::{ServeCommand, Service, wait_for_port};
 pub use tmpfs::Tmpfs;
 
 /// A TCP port that was free a moment ago on 127.0.0.1: for a server a test starts. Another

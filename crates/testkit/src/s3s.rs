@@ -107,6 +107,18 @@ impl S3sServer {
         &self.endpoint
     }
 
+    /// `captions serve`'s settings for S3 storage in this server's bucket.
+    pub fn service_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("CAPTIONS_STORAGE", "s3".to_owned()),
+            ("CAPTIONS_S3_ENDPOINT", self.endpoint.clone()),
+            ("CAPTIONS_S3_BUCKET", self.bucket.clone()),
+            ("CAPTIONS_S3_REGION", "us-east-1".to_owned()),
+            ("CAPTIONS_S3_ACCESS_KEY", self.credentials.0.clone()),
+            ("CAPTIONS_S3_SECRET_KEY", self.credentials.1.clone()),
+        ]
+    }
+
     /// The file s3s-fs keeps for `key`, to prove what was (or was not) written.
     pub fn object_file(&self, key: &str) -> PathBuf {
         self.data_dir.path().join(&self.bucket).join(key)

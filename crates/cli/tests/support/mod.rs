@@ -2,12 +2,9 @@
 
 #![allow(dead_code, reason = "each test binary uses a part of this module")]
 
-use std::io::{BufRead as _, BufReader};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -22,92 +19,44 @@ pub fn free_port() -> u16 {
 }
 
 pub fn wait_for_port(port: u16, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "{what} did not listen on {port}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    caption_testkit::wait_for_port(port, Duration::from_secs(60))
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
 }
 
-/// A running `captions serve`; killed on drop if the test did not stop it.
+/// A running `captions serve` (testkit's [`caption_testkit::Service`] of this build's binary);
+/// killed on drop if the test did not stop it.
 pub struct Service {
-    pub child: Child,
     pub base: String,
-    stdout: mpsc::Receiver<String>,
+    inner: caption_testkit::Service,
 }
 
 impl Service {
     pub fn start(data_dir: &Path, env: &[(&str, String)]) -> Self {
-        let port = free_port();
-        let mut command = Command::new(captions_binary());
-        command
-            .arg("serve")
-            .env("CAPTIONS_BIND", format!("127.0.0.1:{port}"))
-            .env("CAPTIONS_DATA_DIR", data_dir)
-            .env("CAPTIONS_MODEL", "tiny.en")
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let mut child = command.spawn().expect("starting captions serve");
-        let (sender, stdout) = mpsc::channel();
-        let pipe = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                let _ = sender.send(line);
-            }
-        });
-        wait_for_port(port, "captions serve");
+        let inner = caption_testkit::Service::start(&captions_binary(), data_dir, env)
+            .unwrap_or_else(|e| panic!("{e}"));
         Self {
-            child,
-            base: format!("http://127.0.0.1:{port}"),
-            stdout,
+            base: inner.base().to_owned(),
+            inner,
         }
     }
 
     /// The lines printed at start-up, up to the ready curl line.
     pub fn banner(&self) -> Vec<String> {
-        let mut lines = Vec::new();
-        loop {
-            let line = self
-                .stdout
-                .recv_timeout(Duration::from_secs(30))
-                .expect("captions serve printed no ready line");
-            let done = line.starts_with("try: curl");
-            lines.push(line);
-            if done {
-                return lines;
-            }
-        }
+        self.inner.banner().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.inner.pid()
+    }
+
+    /// SIGKILL; returns once the process is gone.
+    pub fn kill(&mut self) {
+        self.inner.kill();
     }
 
     /// SIGTERM, then the exit status must be success: a graceful stop.
-    pub fn terminate(mut self) {
-        let status = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(exit) = self.child.try_wait().unwrap() {
-                assert!(exit.success(), "captions serve exited with {exit}");
-                return;
-            }
-            assert!(Instant::now() < deadline, "no exit within 60 s of SIGTERM");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Service {
-    fn drop(&mut self) {
-        if self.child.try_wait().ok().flatten().is_none() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
+    pub fn terminate(self) {
+        self.inner.terminate().unwrap_or_else(|e| panic!("{e}"));
     }
 }
 
@@ -149,14 +98,7 @@ pub fn start_s3s() -> caption_testkit::S3sServer {
 
 /// The service's settings for `s3`'s bucket (S3 storage with the e2e credentials).
 pub fn s3_env(s3: &caption_testkit::S3sServer) -> Vec<(&'static str, String)> {
-    vec![
-        ("CAPTIONS_STORAGE", "s3".to_owned()),
-        ("CAPTIONS_S3_ENDPOINT", s3.endpoint().to_owned()),
-        ("CAPTIONS_S3_BUCKET", S3_BUCKET.to_owned()),
-        ("CAPTIONS_S3_REGION", "us-east-1".to_owned()),
-        ("CAPTIONS_S3_ACCESS_KEY", S3_ACCESS_KEY.to_owned()),
-        ("CAPTIONS_S3_SECRET_KEY", S3_SECRET_KEY.to_owned()),
-    ]
+    s3.service_env()
 }
 
 pub struct Client {
@@ -222,4 +164,40 @@ impl Client {
         let status = response.status().as_u16();
         (status, response.json().await.unwrap())
     }
+}
+
+/// `captions` with `args`, the tiny English model, and the output captured.
+pub fn captions(args: &[&str]) -> std::process::Output {
+    Command::new(captions_binary())
+        .args(args)
+        .env("CAPTIONS_MODEL", "tiny.en")
+        .output()
+        .unwrap()
+}
+
+/// [`captions`] run by `sh` after `umask <mask>`, as a user's shell with that umask runs it.
+pub fn captions_under_umask(mask: &str, args: &[&str]) -> std::process::Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("umask {mask} && exec \"$0\" \"$@\""))
+        .arg(captions_binary())
+        .args(args)
+        .env("CAPTIONS_MODEL", "tiny.en")
+        .output()
+        .unwrap()
+}
+
+/// What a command printed on standard error.
+pub fn stderr_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// What a command printed on standard output.
+pub fn stdout_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A path as the `&str` a command line takes.
+pub fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
 }

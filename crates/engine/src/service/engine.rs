@@ -489,10 +489,7 @@ impl Engine {
                 source,
             })?;
         while let Some(chunk) = object.body.next().await {
-            let chunk = chunk.map_err(|source| Error::Io {
-                context: format!("reading {key}"),
-                source,
-            })?;
+            let chunk = chunk.map_err(|source| body_failed(key, source))?;
             file.write_all(&chunk).await.map_err(|source| Error::Io {
                 context: format!("writing {}", path.display()),
                 source,
@@ -598,4 +595,30 @@ fn spec_task(spec: &JobSpec) -> TranscriptTask {
         .and_then(serde_json::Value::as_str)
         .and_then(TranscriptTask::from_wire)
         .unwrap_or_default()
+}
+
+/// The stored object's body failing mid-stream (a bucket gone away while it is read): the
+/// backend's failure, `storage_unavailable` (503, jobs retried), not this process's.
+fn body_failed(key: &ObjectKey, source: std::io::Error) -> Error {
+    Error::Storage(caption_store::Error::Backend {
+        key: key.to_string(),
+        source: Box::new(source),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "test code")]
+
+    use super::*;
+    use crate::ErrorCode;
+
+    #[test]
+    fn a_body_failing_mid_stream_is_the_storage_being_unavailable() {
+        let key = ObjectKey::parse("uploads/a/talk.mp4").unwrap();
+        let reset =
+            std::io::Error::new(std::io::ErrorKind::ConnectionReset, "error sending request");
+        let error = body_failed(&key, reset);
+        assert_eq!(error.code(), ErrorCode::StorageUnavailable, "{error}");
+    }
 }

@@ -141,10 +141,12 @@ impl<'a> Burner<'a> {
                 path: self.input_path.to_owned(),
                 reason: "no video frame could be decoded".to_owned(),
             }),
-            (Err(err), Some(writer)) => {
-                let _ = writer.join(self.output_path);
-                Err(err)
-            }
+            // The loop stopped because the writer had (its queue closed): the writer's own
+            // error is the cause (a full disk, say).
+            (Err(err), Some(writer)) => match writer.join(self.output_path) {
+                Ok(Err(cause)) if is_writer_gone(&err) => Err(cause),
+                _ => Err(err),
+            },
             (Err(err), None) => Err(err),
         }
     }
@@ -324,7 +326,7 @@ impl<'a> Burner<'a> {
         // A closed channel means the writer failed; `run` joins it and reports its error.
         tx.send(msg).map_err(|_| Error::Encode {
             path: self.output_path.to_owned(),
-            reason: "the encoder stopped".to_owned(),
+            reason: WRITER_GONE.to_owned(),
         })
     }
 
@@ -457,4 +459,12 @@ impl<'a> Burner<'a> {
         };
         self.send(&tx, Msg::Video(batch))
     }
+}
+
+/// What the frame loop says when the writer's queue closed under it.
+const WRITER_GONE: &str = "the encoder stopped";
+
+/// Whether `err` is the frame loop's [`WRITER_GONE`], which the writer's own error explains.
+fn is_writer_gone(err: &Error) -> bool {
+    matches!(err, Error::Encode { reason, .. } if reason == WRITER_GONE)
 }

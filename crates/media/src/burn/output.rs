@@ -77,9 +77,8 @@ impl PartialFile {
                 "the output folder does not exist",
             )));
         }
-        let file = tempfile::Builder::new()
-            .prefix(&format!(".{name}.partial-"))
-            .suffix(&format!(".{ext}"))
+        let (prefix, suffix) = (format!(".{name}.partial-"), format!(".{ext}"));
+        let file = crate::partial::builder(&prefix, &suffix, false)
             .tempfile_in(dir)
             .map_err(io)?;
         Ok(Self {
