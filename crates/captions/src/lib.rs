@@ -77,7 +77,8 @@ pub use caption_engine::{
 };
 
 /// Subtitle files: SRT, WebVTT and ASS in and out, by subtitle practice
-/// ([`Captioner::import_subtitles`] and [`Captioner::export_subtitles`] work on files).
+/// ([`Captioner::import_subtitles`] and [`Captioner::export_subtitles`] work on files;
+/// [`Captioner::subtitles`] writes ASS as the burn lays captions out, with the system's fonts).
 pub mod subtitles {
     pub use caption_engine::{
         Cue, ExportOptions, SubtitleError, SubtitleFormat, cues_to_words, export_words,

@@ -58,14 +58,14 @@ pub fn convert(args: &ConvertArgs<'_>) -> Result<ExitCode> {
     }
     let words = formats::read_words(args.input)?;
     let mut options = ExportOptions::default();
+    let captioner = captioner("base", args.style.templates_dir, 0, 0)?;
     if to == Format::Ass {
-        let captioner = captioner("base", args.style.templates_dir, 0, 0)?;
         options = options.with_config(style(&captioner, args.style.template, args.style.config)?);
     }
     if let Some((width_px, height_px)) = args.size {
         options = options.with_frame_size(width_px, height_px);
     }
-    let text = formats::render(&words, to, &options)?;
+    let text = formats::render(&words, to, &options, &captioner)?;
     paths::write(args.output, text)?;
     eprintln!(
         "{} → {} ({} words)",

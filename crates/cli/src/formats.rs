@@ -4,9 +4,8 @@
 use std::path::Path;
 
 use anyhow::Result;
-use caption_core::{
-    ErrorCode, ExportOptions, SubtitleFormat, Word, export_words, import_words, parse_words,
-};
+use caption_core::{ErrorCode, ExportOptions, SubtitleFormat, Word, import_words, parse_words};
+use caption_engine::Captioner;
 use clap::ValueEnum;
 use serde_json::Value;
 
@@ -22,8 +21,8 @@ pub enum Format {
     Json,
     Srt,
     Vtt,
-    /// Advanced SubStation Alpha in the template's style, one event per cue with per-word
-    /// karaoke timing.
+    /// Advanced SubStation Alpha in the template's style: the burn's pages and lines, each word
+    /// lit while it is spoken, with per-word karaoke timing.
     Ass,
     Txt,
 }
@@ -101,12 +100,19 @@ pub fn json(words: &[Word]) -> String {
     out
 }
 
-/// Words in `format`: JSON, or a subtitle file as caption-core writes it (cues by subtitle
-/// practice, ASS styled by `options`).
-pub fn render(words: &[Word], format: Format, options: &ExportOptions) -> Result<String> {
+/// Words in `format`: JSON, or a subtitle file (cues by subtitle practice; ASS styled by
+/// `options` and laid out by `captioner` as the burn lays it out).
+pub fn render(
+    words: &[Word],
+    format: Format,
+    options: &ExportOptions,
+    captioner: &Captioner,
+) -> Result<String> {
     match format.subtitle() {
         None => Ok(json(words)),
-        Some(subtitle) => Ok(export_words(words, subtitle, options)?),
+        Some(subtitle) => Ok(captioner
+            .subtitles(words, subtitle, options)
+            .map_err(|e| Failure::engine(&[], &e))?),
     }
 }
 
@@ -159,7 +165,8 @@ mod tests {
     fn json_round_trips() {
         let mut words = vec![Word::new(0.5, 0.9, "hello"), Word::new(1.0, 1.4, "world")];
         words[1].punctuated_word = "world.".into();
-        let json = render(&words, Format::Json, &ExportOptions::default()).unwrap();
+        let captioner = Captioner::builder().build().unwrap();
+        let json = render(&words, Format::Json, &ExportOptions::default(), &captioner).unwrap();
         let back: Vec<Word> = serde_json::from_str(&json).unwrap();
         assert_eq!(back, words);
     }

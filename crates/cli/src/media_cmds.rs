@@ -184,7 +184,7 @@ pub fn transcribe(
         };
         no_speech(input.file, hearing.require_speech, empty)?;
     }
-    write_words(&words, &to)
+    write_words(&captioner, &words, &to)
 }
 
 /// The text to align from a file: cues of a subtitle file, or the words of anything else.
@@ -220,7 +220,7 @@ pub fn align(
         other => other.map_err(|e| Failure::engine(&[input.file, text], &e))?,
     };
     drop(working);
-    write_words(&words, &to)
+    write_words(&captioner, &words, &to)
 }
 
 impl Destination<'_> {
@@ -235,8 +235,8 @@ impl Destination<'_> {
 }
 
 /// Writes words as `to` says, to its file or standard output.
-fn write_words(words: &[Word], to: &Destination<'_>) -> Result<ExitCode> {
-    let text = formats::render(words, to.format, &to.export)?;
+fn write_words(captioner: &Captioner, words: &[Word], to: &Destination<'_>) -> Result<ExitCode> {
+    let text = formats::render(words, to.format, &to.export, captioner)?;
     match to.output {
         Some(path) => paths::write(path, text)?,
         None => catalog_cmds::print(&text)?,

@@ -263,3 +263,114 @@ fn burn_takes_words_from_subtitles() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("align"));
 }
+
+/// Frames of `ass` drawn by libass (ffmpeg's `ass` filter) over a plain grey `width` x
+/// `height` picture, two a second for `seconds`, each handed to `check` as grey levels.
+fn libass_frames(
+    ass: &Path,
+    (width, height): (usize, usize),
+    seconds: f64,
+    mut check: impl FnMut(usize, &[u8]),
+) {
+    use std::io::Read as _;
+    // The filter reads its file name after `ass=`: a path with ':' or '\'' would need escaping.
+    assert!(!s(ass).contains([':', '\'', '\\']), "{}", ass.display());
+    let source = format!("color=c=0x808080:s={width}x{height}:r=2:d={seconds},format=rgb24");
+    let filter = format!("ass={},format=gray", s(ass));
+    let mut child = Command::new("ffmpeg")
+        .args([
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-nostdin",
+            "-f",
+            "lavfi",
+            "-i",
+        ])
+        .arg(&source)
+        .args(["-vf", &filter, "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("ffmpeg (with libass) must be installed");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut frame = vec![0u8; width * height];
+    let mut n = 0;
+    while stdout.read_exact(&mut frame).is_ok() {
+        check(n, &frame);
+        n += 1;
+    }
+    assert!(
+        child.wait().unwrap().success(),
+        "ffmpeg failed on {}",
+        ass.display()
+    );
+    assert!(
+        n as f64 >= seconds * 2.0 - 1.0,
+        "{n} frames of {}",
+        ass.display()
+    );
+}
+
+#[test]
+fn ass_captions_stay_inside_portrait_landscape_and_square_frames_in_every_template() {
+    // A real transcript: 70 words in 25 s, sentences of up to 21 words.
+    let transcript =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/transcripts/creator-tips.json");
+    let seconds = 26.0;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let templates: Vec<String> = caption_core::Catalog::builtin()
+        .unwrap()
+        .templates()
+        .iter()
+        .map(|t| t.id.clone())
+        .collect();
+    let mut problems = Vec::new();
+    for (width, height) in [(1080usize, 1920usize), (1920, 1080), (720, 720)] {
+        for template in &templates {
+            let ass = d.join(format!("{template}-{width}x{height}.ass"));
+            let size = format!("{width}x{height}");
+            captions_ok(&[
+                "convert",
+                s(&transcript),
+                "-o",
+                s(&ass),
+                "--size",
+                &size,
+                "--template",
+                template,
+            ]);
+            // A 2-pixel border stays background in every frame; the captions show in most.
+            let mut touching = Vec::new();
+            let mut captioned = 0;
+            libass_frames(&ass, (width, height), seconds, |n, frame| {
+                let caption = |&v: &u8| v.abs_diff(0x80) > 40;
+                let edge = (0..height).any(|y| {
+                    let row = &frame[y * width..(y + 1) * width];
+                    if y < 2 || y >= height - 2 {
+                        row.iter().any(caption)
+                    } else {
+                        row[..2].iter().chain(&row[width - 2..]).any(caption)
+                    }
+                });
+                if edge {
+                    touching.push(n as f64 / 2.0);
+                }
+                if frame.iter().filter(|v| caption(v)).count() > 500 {
+                    captioned += 1;
+                }
+            });
+            if !touching.is_empty() {
+                problems.push(format!(
+                    "{template} at {size}: a caption touches the frame's edge at {touching:?} s"
+                ));
+            }
+            if captioned < 30 {
+                problems.push(format!(
+                    "{template} at {size}: captions drawn in only {captioned} frames"
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -167,13 +167,15 @@ wire_enum!(
 );
 
 wire_enum!(
-    /// How words are grouped into pages.
+    /// How words are grouped into pages. Whatever the value, a page ends with its sentence and
+    /// at a silence of 0.3 s or more.
     DisplayWords {
-        /// A page also ends after a word that ends a sentence or clause.
+        /// A page also ends after each clause (a comma, semicolon, colon or dash); a clause of
+        /// one word ("First,") shares the page of the next.
         Punctuation = "PUNCTUATION",
-        /// Pages of exactly `linesCount × wordsPerLineCount` words.
+        /// Pages of `linesCount × wordsPerLineCount` words, the last of a sentence shorter.
         Count = "COUNT",
-        /// A page also ends at a silence longer than a threshold.
+        /// Pages end only at sentence ends and pauses, the words between spread evenly.
         Pause = "PAUSE",
     }
 );

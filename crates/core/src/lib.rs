@@ -76,8 +76,9 @@ pub use punctuation::{bare_word, is_punctuation};
 pub use schema::{COMPONENTS_PATH, schema_generator};
 pub use script::{is_unspaced_char, joins_without_space, split_unspaced};
 pub use subtitles::{
-    Cue, ExportOptions, SubtitleError, SubtitleErrorCode, SubtitleFormat, cues_to_words,
-    export_words, import_words, parse_cues, spread_by_length,
+    CaptionLayout, CaptionPage, CaptionWord, Cue, ExportOptions, SubtitleError, SubtitleErrorCode,
+    SubtitleFormat, WordLook, cues_to_words, export_layout, export_words, import_words, parse_cues,
+    spread_by_length,
 };
 pub use suggest::{closest, nearest};
 pub use validate::{

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use caption_core::{
-    Catalog, Config, ConfigPatch, CutPlan, CutRules, ExportOptions, Span as CutSpan,
-    SubtitleFormat, Template, TemplateSummary, Word,
+    Catalog, Config, ConfigPatch, CutPlan, CutRules, Span as CutSpan, Template, TemplateSummary,
+    Word,
 };
 use caption_media::{BurnOptions, BurnReport, LayerReport};
 use caption_render::{CaptionRenderer, FrameSize, SystemFonts};
@@ -686,101 +686,6 @@ impl Captioner {
         }
         options
     }
-}
-
-impl Captioner {
-    /// The words of a subtitle file (SRT, WebVTT or ASS, by its extension). With `audio`, each
-    /// cue's words are timed on that file's speech by the aligner (the cue's text decides the
-    /// words); without, each cue's time is shared among its words by their length (ASS karaoke
-    /// `\k` times are used when present).
-    ///
-    /// ```
-    /// # let dir = tempfile::tempdir().unwrap();
-    /// # let path = dir.path().join("talk.srt");
-    /// std::fs::write(&path, "1\n00:00:01,000 --> 00:00:02,000\nHello there\n")?;
-    /// let captioner = caption_engine::Captioner::builder().build()?;
-    /// let words = captioner.import_subtitles(&path, None, &caption_engine::Task::default())?;
-    /// assert_eq!(words.len(), 2);
-    /// assert_eq!((words[0].start, words[1].end), (1.0, 2.0));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorCode::InvalidRequest`](crate::ErrorCode::InvalidRequest) for a file that is not
-    /// SRT, VTT or ASS or has a time that cannot be read (naming its line); the errors of
-    /// [`Captioner::align`] when `audio` is given.
-    pub fn import_subtitles(
-        &self,
-        subtitles: impl AsRef<Path>,
-        audio: Option<&Path>,
-        task: &Task,
-    ) -> Result<Vec<Word>> {
-        let path = subtitles.as_ref();
-        let format = subtitle_format(path)?;
-        if !format.is_timed() {
-            return Err(Error::invalid(
-                "subtitles",
-                "plain text has no times: give the audio to align its words on (Captioner::align)",
-            ));
-        }
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-            context: format!("reading {}", path.display()),
-            source,
-        })?;
-        match audio {
-            Some(audio) => {
-                let cues = caption_core::parse_cues(&text, format)?;
-                self.align(audio, &GivenText::Cues(cues), task)
-            }
-            None => Ok(caption_core::import_words(&text, format)?),
-        }
-    }
-
-    /// Writes `words` as a subtitle file in the format its extension names: `.srt`, `.vtt`,
-    /// `.ass` (the style and video size of `options`, karaoke `\k` timing per word) or `.txt`.
-    /// Cues follow subtitle practice (at least 0.8 s, at most 7 s, two lines of 42 characters,
-    /// 20 characters a second).
-    ///
-    /// ```
-    /// use caption_engine::{Captioner, ExportOptions, Word};
-    /// # let dir = tempfile::tempdir().unwrap();
-    /// # let path = dir.path().join("talk.vtt");
-    ///
-    /// let captioner = Captioner::builder().build()?;
-    /// let words = vec![Word::new(0.0, 0.4, "Fish"), Word::new(0.4, 0.9, "&"), Word::new(0.9, 1.5, "chips")];
-    /// captioner.export_subtitles(&words, &path, &ExportOptions::default())?;
-    /// assert!(std::fs::read_to_string(&path)?.contains("Fish &amp; chips"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorCode::InvalidRequest`](crate::ErrorCode::InvalidRequest) for another extension;
-    /// [`ErrorCode::Internal`](crate::ErrorCode::Internal) when the file cannot be written.
-    pub fn export_subtitles(
-        &self,
-        words: &[Word],
-        path: impl AsRef<Path>,
-        options: &ExportOptions,
-    ) -> Result<()> {
-        let path = path.as_ref();
-        let text = caption_core::export_words(words, subtitle_format(path)?, options)?;
-        std::fs::write(path, text).map_err(|source| Error::Io {
-            context: format!("writing {}", path.display()),
-            source,
-        })
-    }
-}
-
-/// The subtitle format a path's extension names.
-fn subtitle_format(path: &Path) -> Result<SubtitleFormat> {
-    SubtitleFormat::from_path(path).ok_or_else(|| {
-        Error::invalid(
-            "path",
-            format!("{} must end in .srt, .vtt, .ass or .txt", path.display()),
-        )
-    })
 }
 
 /// `None` when the font family is installed; otherwise the rule a style naming it breaks, with

@@ -35,6 +35,7 @@ mod overlay;
 mod preview;
 #[cfg(feature = "service")]
 mod service;
+mod subtitles;
 mod task;
 
 pub use captioner::{Captioner, CaptionerBuilder};

@@ -104,6 +104,24 @@ impl FontData {
         ttf_parser::Face::parse(&self.bytes, self.file.index).ok()
     }
 
+    /// The face's whole line height in em, as ASS renderers size a font (libass and VSFilter
+    /// ask FreeType for a "real" height of OS/2 winAscent + winDescent, else the ascender less
+    /// the descender): an ASS font size of `font_px * line_height_em()` draws glyphs `font_px`
+    /// to the em, as the burn does.
+    pub fn line_height_em(&self) -> f32 {
+        let win = self.face().and_then(|face| {
+            let os2 = face.tables().os2?;
+            let height = i32::from(os2.windows_ascender()) - i32::from(os2.windows_descender());
+            (height > 0).then_some(height as f32)
+        });
+        let height = win.unwrap_or(self.ascender - self.descender);
+        if height > 0.0 {
+            height / self.units_per_em
+        } else {
+            1.0
+        }
+    }
+
     /// Whether the face has a glyph for `ch`.
     pub fn has_char(&self, ch: char) -> bool {
         self.face().is_some_and(|f| f.glyph_index(ch).is_some())

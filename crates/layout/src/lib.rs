@@ -44,6 +44,7 @@ mod place;
 mod prepare;
 mod shape;
 mod state;
+mod subtitles;
 mod text;
 mod timeline;
 

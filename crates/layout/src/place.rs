@@ -126,6 +126,7 @@ impl Timeline {
             ascent_px,
             descent_px,
             line_limit_px,
+            space_px: measure.width_px(" ", font_px).max(0.0),
             words: Vec::new(),
             lines: Vec::new(),
             pages: Vec::new(),
@@ -172,7 +173,7 @@ impl Spacing {
         let (font_px, line_limit_px) = (timeline.font_px, timeline.line_limit_px);
         let (pad_x_px, stroke_px) = (timeline.pad_x_px, timeline.stroke_px);
         let modes = &timeline.config.modes;
-        let space_px = measure.width_px(" ", font_px).max(0.0);
+        let space_px = timeline.space_px;
         let mut widths = Vec::with_capacity(prepared.len());
         let mut scales = Vec::with_capacity(prepared.len());
         let grows = timeline.config.emphasis.grows();
@@ -241,8 +242,8 @@ impl Spacing {
     }
 }
 
-/// Pages of lines: hard breaks by displayWords, then as few pages and lines as fit, filled
-/// evenly.
+/// Pages of lines: hard breaks at sentence ends, pauses and by displayWords, then as few
+/// pages and lines as fit, filled evenly.
 fn page_lines(
     prepared: &[Prepared],
     spacing: &Spacing,
@@ -264,6 +265,7 @@ fn page_lines(
             start_s: p.start_s,
             end_s: p.end_s,
             ends_clause: p.ends_clause,
+            ends_sentence: p.ends_sentence,
         })
         .collect();
     let measured = Widths {

@@ -13,6 +13,7 @@ pub(crate) struct Prepared {
     pub(crate) start_s: f64,
     pub(crate) end_s: f64,
     pub(crate) ends_clause: bool,
+    pub(crate) ends_sentence: bool,
     pub(crate) emoji: Option<String>,
     /// The word's speaker, numbered by first appearance (the `speakerColors` index).
     pub(crate) speaker: Option<usize>,
@@ -82,6 +83,7 @@ pub(crate) fn prepare(words: &[Word], config: &Config) -> Vec<Prepared> {
                 start_s: p_start,
                 end_s: if last { end_s } else { p_end },
                 ends_clause: last && clause,
+                ends_sentence: last && sentence,
                 emoji: if last { emoji.clone() } else { None },
                 speaker,
                 emphasis: w.emphasis,

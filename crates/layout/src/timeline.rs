@@ -216,6 +216,8 @@ pub struct Timeline {
     pub descent_px: f32,
     /// Widest a line's text may be (max width minus box padding, outline and emoji room).
     pub line_limit_px: f32,
+    /// Advance of a space of the primary face at `font_px`, pixels.
+    pub space_px: f32,
     /// Every word in time order.
     pub words: Vec<LaidWord>,
     /// Every line, page by page.

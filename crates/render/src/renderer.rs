@@ -180,6 +180,15 @@ impl CaptionRenderer {
         &self.timeline
     }
 
+    /// The captions as the burn lays them out, with each word's look over time, sized for the
+    /// style's font as ASS renderers size fonts: what
+    /// [`caption_core::export_layout`] writes as an ASS file that a player (libass) draws as
+    /// this renderer does, effects and emoji aside.
+    pub fn caption_layout(&self) -> caption_core::CaptionLayout {
+        let line_height_em = self.faces.first().map_or(1.0, |f| f.line_height_em());
+        self.timeline.caption_layout(line_height_em)
+    }
+
     /// The video frame size the captions are laid out for.
     pub fn frame(&self) -> FrameSize {
         self.timeline.frame

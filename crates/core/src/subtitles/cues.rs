@@ -18,6 +18,13 @@ pub(crate) const MAX_CUE_S: f64 = 7.0;
 pub(crate) const MAX_CHARS_PER_S: f64 = 20.0;
 /// A silence longer than this always ends a cue.
 const PAUSE_S: f64 = 0.8;
+/// A silence this long is a breath: a good place for a break.
+const BREATH_S: f64 = 0.15;
+/// What breaking a cue inside a phrase costs, in squared characters: a cue break after a
+/// comma or at a breath is taken when it leaves cues up to about 15 characters from even.
+const MID_PHRASE_CUE_COST: usize = LINE_CHARS * LINE_CHARS / 4;
+/// What breaking a line inside a phrase costs, in characters of the longer line.
+const MID_PHRASE_LINE_COST: usize = 8;
 
 /// One cue: its words, where its second line starts and when it shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,13 +90,26 @@ fn runs(words: &[Word]) -> Vec<&[Word]> {
     out
 }
 
+/// Whether a break after word `i` follows the speech: after a clause or sentence end, or before
+/// a breath.
+fn is_phrase_end(words: &[Word], i: usize) -> bool {
+    let clause = words[i].punctuated_word.trim_end().ends_with([
+        ',', ';', ':', '.', '!', '?', '…', '，', '；', '：', '、', '—',
+    ]);
+    clause
+        || words
+            .get(i + 1)
+            .is_some_and(|next| next.start - words[i].end >= BREATH_S)
+}
+
 /// Whether `words` fit one cue: their text in two lines, their speech within [`MAX_CUE_S`].
 fn fits(words: &[Word]) -> bool {
     let span = words.last().map_or(0.0, |w| w.end) - words.first().map_or(0.0, |w| w.start);
     words.len() == 1 || (chars(words) <= LINE_CHARS * CUE_LINES && span <= MAX_CUE_S)
 }
 
-/// Splits a run into the fewest cues that fit, as even in length as possible.
+/// Splits a run into the fewest cues that fit, as even in length as possible, preferring to
+/// break after a comma or at a breath.
 fn split_run(run: &[Word]) -> Vec<&[Word]> {
     let n = run.len();
     let mut best = vec![(usize::MAX, usize::MAX); n + 1];
@@ -105,7 +125,11 @@ fn split_run(run: &[Word]) -> Vec<&[Word]> {
                 continue;
             }
             let len = chars(&run[start..end]);
-            let candidate = (count + 1, cost + len * len);
+            let mid_phrase = end < n && !is_phrase_end(run, end - 1);
+            let candidate = (
+                count + 1,
+                cost + len * len + if mid_phrase { MID_PHRASE_CUE_COST } else { 0 },
+            );
             if candidate < best[end] {
                 best[end] = candidate;
                 from[end] = start;
@@ -124,12 +148,20 @@ fn split_run(run: &[Word]) -> Vec<&[Word]> {
 }
 
 /// Where a cue's second line starts: none when it fits one line, else where the two lines come
-/// out most even.
+/// out most even, after a comma or at a breath if that leaves them nearly as even.
 fn second_line(words: &[Word]) -> Option<usize> {
     if chars(words) <= LINE_CHARS || words.len() < 2 {
         return None;
     }
-    (1..words.len()).min_by_key(|&k| chars(&words[..k]).max(chars(&words[k..])))
+    (1..words.len()).min_by_key(|&k| {
+        let longer = chars(&words[..k]).max(chars(&words[k..]));
+        let too_long = longer > LINE_CHARS;
+        let mid_phrase = !is_phrase_end(words, k - 1);
+        (
+            too_long,
+            longer + if mid_phrase { MID_PHRASE_LINE_COST } else { 0 },
+        )
+    })
 }
 
 /// The cues of a transcript, timed: each starts with its first word and lasts until its last
@@ -234,6 +266,33 @@ mod tests {
         assert!(
             cues.iter()
                 .all(|c| { c.words.last().unwrap().end - c.words[0].start <= MAX_CUE_S })
+        );
+    }
+
+    #[test]
+    fn cues_and_lines_break_at_commas() {
+        // 89 characters: two cues. Split evenly they would break inside "because people".
+        let words = spoken(
+            "First, keep your captions short, because people scroll fast, and they decide in a second.",
+            0.0,
+            0.3,
+        );
+        let cues = cues(&words);
+        let texts: Vec<String> = cues.iter().map(text).collect();
+        assert_eq!(
+            texts,
+            [
+                "First, keep your captions short,",
+                "because people scroll fast, and they decide in a second."
+            ]
+        );
+        // The second cue's two lines break at its comma too.
+        assert_eq!(
+            cues[1].line_texts(punctuated),
+            [
+                "because people scroll fast,",
+                "and they decide in a second."
+            ]
         );
     }
 

@@ -23,8 +23,11 @@ const DEFAULT_FRAME_PX: (u32, u32) = (1080, 1920);
 /// Japanese). Text is escaped as each format needs: `&`, `<`, `>` as references in WebVTT;
 /// `{`, `}` and `\` in ASS so they open no override block; in SRT, which has no escapes, a
 /// word joiner (which shows nothing) after every `<`, `{` and `\`; a line break inside a word
-/// becomes a space. ASS is styled by [`ExportOptions`] with per-word karaoke (`\k`); plain text is one
-/// cue a line, without times.
+/// becomes a space. ASS is styled by [`ExportOptions`], each word with its karaoke time (`\k`)
+/// and lit while it is spoken (the config's colours, one word at a time); without the burn's
+/// fonts its cues are these same cues, each one line that the player wraps within the
+/// caption's width ([`export_layout`](crate::export_layout) writes the burn's own pages and
+/// lines). Plain text is one cue a line, without times.
 ///
 /// Words out of time order are sorted; words with no text are left out.
 ///
@@ -40,8 +43,8 @@ const DEFAULT_FRAME_PX: (u32, u32) = (1080, 1920);
 ///
 /// let ass = export_words(&words, SubtitleFormat::Ass, &ExportOptions::default().with_frame_size(1920, 1080))?;
 /// assert!(ass.contains("PlayResX: 1920\nPlayResY: 1080\n"));
-/// // Karaoke: "Fish" lit for 0.4 s, 0.1 s of silence, "&" lit for 0.4 s.
-/// assert!(ass.contains("{\\k40}") && ass.contains(" {\\k10}{\\k40}"));
+/// // Karaoke: "Fish" spoken for 0.4 s, 0.1 s of silence, "&" spoken for 0.4 s.
+/// assert!(ass.contains("{\\k40\\") && ass.contains(" {\\k10}{\\k40\\"));
 ///
 /// let text = export_words(&words, SubtitleFormat::Text, &ExportOptions::default())?;
 /// assert_eq!(text, "Fish & chips.\n");
@@ -161,16 +164,59 @@ mod tests {
         assert_eq!(fields[1], config.font);
         // 1080 is the reference short side: sizes are taken as they are.
         assert_eq!(fields[2], format!("{:.0}", config.sizes.font_px));
-        let hilight = config.colors.hilight_color.nth(0).unwrap();
+        // Words are drawn in the default colour, each lit in turn by its own overrides.
+        let default = config.colors.default_color.nth(0).unwrap();
         assert_eq!(
             fields[3],
-            format!("&H00{:02X}{:02X}{:02X}", hilight.b, hilight.g, hilight.r)
+            format!(
+                "&H{:02X}{:02X}{:02X}{:02X}",
+                255 - default.a,
+                default.b,
+                default.g,
+                default.r
+            )
+        );
+        assert_eq!(
+            fields[3], fields[4],
+            "secondary as primary: \\k colours nothing"
+        );
+        // Lines too wide for the caption's width wrap within it.
+        assert!(ass.contains("WrapStyle: 0\n"), "{ass}");
+        assert_eq!(
+            fields[19],
+            format!("{}", (1920.0 * (1.0 - config.max_width) / 2.0).round())
         );
         assert!(
             ass.contains("Dialogue: 0,0:00:00.50,0:00:01.40,Default,,0,0,0,,{\\an5\\pos(960,"),
             "{ass}"
         );
-        assert!(ass.contains("{\\k40}hello {\\k10}{\\k40}world."), "{ass}");
+        let hilight = config.colors.hilight_color.nth(0).unwrap();
+        let lit = format!("\\1c&H{:02X}{:02X}{:02X}&", hilight.b, hilight.g, hilight.r);
+        let unlit = format!("\\1c&H{:02X}{:02X}{:02X}&", default.b, default.g, default.r);
+        // The karaoke template keeps spoken words lit: "world." is lit 0.5 s in and stays.
+        let event = ass.lines().find(|l| l.starts_with("Dialogue:")).unwrap();
+        let (_, world) = event.split_once("hello ").unwrap();
+        assert!(world.contains(&format!("\\t(500,500,{lit}")), "{event}");
+        assert!(!world.contains("\\t(900,"), "{event}");
+        // Without a spoken colour, "hello" is lit from the start and goes back 0.4 s later,
+        // "world." is lit 0.5 s in and goes back 0.4 s later.
+        let mut unspoken = config.clone();
+        unspoken.modes.spoken_mode = crate::SpokenMode::None;
+        let options = ExportOptions::default()
+            .with_frame_size(1920, 1080)
+            .with_config(unspoken);
+        let ass = export_words(&words(), SubtitleFormat::Ass, &options).unwrap();
+        let event = ass.lines().find(|l| l.starts_with("Dialogue:")).unwrap();
+        let (hello, world) = event.split_once("hello ").unwrap();
+        assert!(hello.contains(&format!("{{\\k40{lit}")), "{event}");
+        assert!(hello.contains(&format!("\\t(400,400,{unlit}")), "{event}");
+        assert!(
+            world.starts_with(&format!("{{\\k10}}{{\\k40{unlit}")),
+            "{event}"
+        );
+        assert!(world.contains(&format!("\\t(500,500,{lit}")), "{event}");
+        assert!(world.contains(&format!("\\t(900,900,{unlit}")), "{event}");
+        assert!(world.ends_with("}world."), "{event}");
     }
 
     #[test]
@@ -223,7 +269,10 @@ mod tests {
         assert!(srt.contains("\n我们今天去公园。\n"), "{srt}");
         assert!(srt.contains("\n東京に行きます\n"), "{srt}");
         let ass = export(&words, SubtitleFormat::Ass);
-        assert!(ass.contains("{\\k30}我们{\\k30}今天"), "{ass}");
+        assert!(
+            ass.contains("}我们{\\k30") && ass.contains("}今天{\\k30"),
+            "{ass}"
+        );
         let back = crate::import_words(&ass, SubtitleFormat::Ass).unwrap();
         assert_eq!(back.len(), words.len());
         for (a, b) in back.iter().zip(&words) {
