@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::{Context as _, ensure};
 use serde_json::Value;
 
-use crate::media::{espeak_wav, ffmpeg, run};
+use crate::media::{H264_FAST, espeak_wav, ffmpeg, run};
 
 /// Frames per second at which sources and outputs are compared.
 const COMPARE_FPS: f64 = 10.0;
@@ -28,7 +28,10 @@ struct Recipe {
     mime: &'static str,
     text: &'static str,
     picture: &'static str,
-    codecs: &'static [&'static str],
+    /// FFmpeg's video codec arguments.
+    video: &'static [&'static str],
+    /// FFmpeg's audio encoder.
+    audio: &'static str,
 }
 
 const RECIPES: &[Recipe] = &[
@@ -37,39 +40,23 @@ const RECIPES: &[Recipe] = &[
         mime: "video/mp4",
         text: "Good morning. Thank you all for coming today.",
         picture: "testsrc2=s=320x240:r=25",
-        codecs: &[
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-pix_fmt",
-            "yuv420p",
-            "-c:a",
-            "aac",
-        ],
+        video: H264_FAST,
+        audio: "aac",
     },
     Recipe {
         name: "portrait.mov",
         mime: "video/quicktime",
         text: "The train leaves the central station at eight.",
         picture: "testsrc=s=240x320:r=24",
-        codecs: &[
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-pix_fmt",
-            "yuv420p",
-            "-c:a",
-            "aac",
-        ],
+        video: H264_FAST,
+        audio: "aac",
     },
     Recipe {
         name: "wide.webm",
         mime: "video/webm",
         text: "Please read the next page carefully.",
         picture: "testsrc2=s=320x180:r=30",
-        codecs: &[
+        video: &[
             "-c:v",
             "libvpx-vp9",
             "-deadline",
@@ -80,25 +67,16 @@ const RECIPES: &[Recipe] = &[
             "400k",
             "-pix_fmt",
             "yuv420p",
-            "-c:a",
-            "libopus",
         ],
+        audio: "libopus",
     },
     Recipe {
         name: "story.mkv",
         mime: "video/x-matroska",
         text: "It was a bright cold day in April, and the clocks were striking thirteen.",
         picture: "cellauto=s=256x144:r=25:rule=110",
-        codecs: &[
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-pix_fmt",
-            "yuv420p",
-            "-c:a",
-            "libmp3lame",
-        ],
+        video: H264_FAST,
+        audio: "libmp3lame",
     },
 ];
 
@@ -141,7 +119,8 @@ fn make_clip(dir: &Path, recipe: &Recipe) -> anyhow::Result<Clip> {
         "adelay=500:all=1,apad=pad_dur=0.5",
         "-shortest",
     ];
-    args.extend_from_slice(recipe.codecs);
+    args.extend_from_slice(recipe.video);
+    args.extend_from_slice(&["-c:a", recipe.audio]);
     args.push(utf8(&path)?);
     ffmpeg(&args)?;
     let probe = probe(&path)?;
