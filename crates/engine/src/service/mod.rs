@@ -2,6 +2,7 @@
 
 mod engine;
 mod generate;
+mod memory;
 mod slots;
 mod webhook;
 mod workers;

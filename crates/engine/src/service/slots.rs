@@ -145,6 +145,8 @@ fn record(progress: &AtomicU16, fraction: f64) {
 impl Drop for Slot {
     fn drop(&mut self) {
         self.slots.burns().remove(&self.id);
+        // The burn's frames and buffers are freed by now.
+        super::memory::give_back();
     }
 }
 

@@ -175,13 +175,18 @@ impl Engine {
         tracing::info!(job_id = %job.id, attempt = job.attempts, input = %job.spec.input, "transcription started");
         let spec = job.spec.clone();
         self.run_held(job, worker, |running| async move {
-            self.transcribe_stored(
-                &spec,
-                running.progress,
-                running.cancel,
-                running.duration_bits,
-            )
-            .await
+            let words = self
+                .transcribe_stored(
+                    &spec,
+                    running.progress,
+                    running.cancel,
+                    running.duration_bits,
+                )
+                .await;
+            // The audio and whisper's buffers are freed by now (a burn gives back as its
+            // slot goes).
+            super::memory::give_back();
+            words
         })
         .await;
     }

@@ -252,8 +252,15 @@ pub(super) fn judge_outputs(
     tally
 }
 
+/// How far either side of a moment the RSS samples that stand for it reach: one sample is one
+/// instant, high while burns are in flight and low between them (a process swung between 719
+/// and 965 MiB within one hour's samples), so the RSS at a moment is the median of the samples
+/// within a minute of it.
+const RSS_REACH_S: f64 = 60.0;
+
 /// In runs of 20 minutes or more: a process's RSS at the end of the load must be at most 110 %
-/// of its RSS at minute 10 (of the run, or of its own life when it was started again later).
+/// of its RSS at minute 10 (of the run, or of its own life when it was started again later),
+/// each the median of the samples within [`RSS_REACH_S`] of it.
 pub(super) fn judge_rss(
     options: &SoakOptions,
     rss: &[RssSample],
@@ -283,36 +290,34 @@ pub(super) fn judge_rss(
             ));
             continue;
         }
-        let Some(reference) = rss
-            .iter()
-            .filter(|s| s.process == slot && s.pid == last.pid && s.t_s >= reference_s)
-            .min_by(|a, b| a.t_s.total_cmp(&b.t_s))
-        else {
+        if reference_s + 2.0 * RSS_REACH_S > last.t_s {
             verdicts.push(format!(
-                "process {slot}: not judged, pid {} started at {} and did not reach its minute 10 before the end",
-                last.pid,
-                clock_label(born_s)
-            ));
-            continue;
-        };
-        if reference.t_s >= last.t_s {
-            verdicts.push(format!(
-                "process {slot}: not judged, pid {} started at {} lived under 10 min after its minute 10",
+                "process {slot}: not judged, pid {} started at {} did not live 2 min past its minute 10 before the end",
                 last.pid,
                 clock_label(born_s)
             ));
             continue;
         }
+        let around = |t_s: f64| {
+            median_kib(
+                rss.iter()
+                    .filter(|s| s.process == slot && s.pid == last.pid)
+                    .filter(|s| (s.t_s - t_s).abs() <= RSS_REACH_S && s.t_s <= load_end_s)
+                    .map(|s| s.rss_kib),
+            )
+        };
+        let (reference, end) = (around(reference_s), around(last.t_s));
         #[allow(clippy::cast_precision_loss, reason = "KiB of a process")]
-        let growth = last.rss_kib as f64 / reference.rss_kib.max(1) as f64;
+        let growth = end as f64 / reference.max(1) as f64;
         let verdict = format!(
-            "process {slot} (pid {}): {} MiB at {}, {} MiB at {} ({:+.1} %)",
+            "process {slot} (pid {}): {} MiB around {}, {} MiB around {} ({:+.1} %; medians of the samples within {} s)",
             last.pid,
-            reference.rss_kib / 1024,
-            clock_label(reference.t_s),
-            last.rss_kib / 1024,
+            reference / 1024,
+            clock_label(reference_s),
+            end / 1024,
             clock_label(last.t_s),
-            (growth - 1.0) * 100.0
+            (growth - 1.0) * 100.0,
+            RSS_REACH_S
         );
         if growth > 1.10 {
             problems.push(format!("RSS grew more than 10 %: {verdict}"));
@@ -320,4 +325,14 @@ pub(super) fn judge_rss(
         verdicts.push(verdict);
     }
     verdicts
+}
+
+/// The median of `samples` (the lower middle of an even count), 0 for none.
+fn median_kib(samples: impl Iterator<Item = u64>) -> u64 {
+    let mut samples: Vec<u64> = samples.collect();
+    samples.sort_unstable();
+    samples
+        .get(samples.len().saturating_sub(1) / 2)
+        .copied()
+        .unwrap_or(0)
 }
