@@ -118,16 +118,29 @@ const PINYIN_VOICE: &str = "cmn-latn-pinyin";
 impl Pronounce for Mandarin {
     fn pronounce(&self, decoder: &mut Decoder, token: &str) -> Result<Vec<(String, usize)>> {
         use pinyin::ToPinyin as _;
-        let (hanzi, syllables): (String, Vec<&str>) = token
-            .chars()
-            .filter_map(|c| c.to_pinyin().map(|p| (c, p.with_tone_num_end())))
-            .unzip();
-        if hanzi.is_empty() {
+        // Each hanzi as its pinyin; digits as they are, which the pinyin voice reads in
+        // Mandarin ("194" as "yi bai jiu shi si"): whisper writes numbers in digits, and a
+        // word without phones had no time of its own.
+        let mut spoken = String::new();
+        let mut kept = String::new();
+        for c in token.chars() {
+            if let Some(syllable) = c.to_pinyin() {
+                spoken.push(' ');
+                spoken.push_str(syllable.with_tone_num_end());
+                spoken.push(' ');
+            } else if c.is_ascii_digit() {
+                spoken.push(c);
+            } else {
+                continue;
+            }
+            kept.push(c);
+        }
+        if kept.is_empty() {
             return Ok(Vec::new());
         }
-        let name = format!("zh:{hanzi}");
+        let name = format!("zh:{kept}");
         say_as_english(decoder, name, "zh", || {
-            let ipa = espeak::ipa_phones(PINYIN_VOICE, &syllables.join(" "))?;
+            let ipa = espeak::ipa_phones(PINYIN_VOICE, spoken.trim())?;
             Ok(ipa.iter().map(|phone| mandarin_ipa(phone)).collect())
         })
     }

@@ -143,6 +143,38 @@ fn mandarin_is_timed_by_the_character() {
 }
 
 #[test]
+fn a_number_in_mandarin_is_timed_as_it_is_said() {
+    // Whisper writes numbers in digits; the pinyin voice says "194" in Mandarin.
+    let dir = tempfile::tempdir().unwrap();
+    let wav = dir.path().join("zh.wav");
+    let mut truth = espeak_sentence("da2 dao4 194 ci4", "cmn-latn-pinyin", &wav).unwrap();
+    // espeak-ng sends a second word event where it says the "94" of the number.
+    if truth.len() == 5 {
+        let rest = truth.remove(3);
+        truth[2].end_s = rest.end_s;
+    }
+    let words = ["达", "到", "194", "次"];
+    assert_eq!(words.len(), truth.len(), "{truth:?}");
+    let samples = to_f32(&read_wav_16k(&wav).unwrap());
+    let aligner = Aligner::open_installed().unwrap();
+    let spans = aligner
+        .language("zh")
+        .unwrap()
+        .align(&samples, &words)
+        .unwrap();
+    let number = &spans[2];
+    assert!(
+        number.end_s - number.start_s >= 0.5,
+        "five syllables in {number:?}"
+    );
+    let (mean, within) = boundary_errors(&truth, &spans);
+    assert!(
+        mean <= 0.05 && within >= 0.75,
+        "mean {mean:.3} s, {within:.2} within 50 ms: {spans:?} for {truth:?}"
+    );
+}
+
+#[test]
 fn japanese_written_in_kanji_is_timed_by_its_reading() {
     // espeak-ng speaks the kana (the particle "は" as it is said, "わ"); the aligner is given
     // the words as whisper writes them, in kanji, and reads them with MeCab.
