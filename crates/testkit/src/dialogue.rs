@@ -100,6 +100,32 @@ pub struct Conversation {
     pub words: Vec<SpokenWord>,
 }
 
+impl Conversation {
+    /// Writes the samples as a 16 kHz mono 16-bit WAV.
+    pub fn write_wav(&self, path: &Path) -> anyhow::Result<()> {
+        let pcm: Vec<i16> = self
+            .samples
+            .iter()
+            // Read from 16-bit samples, so in range: the cast cannot wrap.
+            .map(|&s| (s * 32768.0).round().clamp(-32768.0, 32767.0) as i16)
+            .collect();
+        write_wav_16k(path, &pcm)
+    }
+
+    /// The turns: each speaker's run of words, as (speaker, first word's start, last word's
+    /// end) in seconds.
+    pub fn turns(&self) -> Vec<(usize, f64, f64)> {
+        let mut turns: Vec<(usize, f64, f64)> = Vec::new();
+        for w in &self.words {
+            match turns.last_mut() {
+                Some(turn) if turn.0 == w.speaker => turn.2 = w.end_s,
+                _ => turns.push((w.speaker, w.start_s, w.end_s)),
+            }
+        }
+        turns
+    }
+}
+
 /// `voices` taking turns over `turns` of [`LINES`] ([`dialogue`]), under the music bed of
 /// [`mix_music_bed`] `snr_db` below the speech when one is given.
 pub fn conversation(
