@@ -78,6 +78,11 @@ enum Command {
         /// for `captions burn --cut-fillers`; whisper leaves most of them out otherwise.
         #[arg(long, conflicts_with = "translate")]
         keep_fillers: bool,
+        /// Tell the speakers apart: `auto`, or how many there are (1 to 8). Every word gets a
+        /// `speaker` ("S1", "S2", ... in order of first speech) that a style's `speakerColors`
+        /// colours when burned.
+        #[arg(long, value_name = "auto|N")]
+        speakers: Option<caption_engine::SpeakerCount>,
         /// Fail (exit 1, nothing written) when no speech is heard, instead of writing an empty
         /// transcript with a warning.
         #[arg(long)]
@@ -340,6 +345,7 @@ fn main() -> ExitCode {
             model,
             translate,
             keep_fillers,
+            speakers,
             require_speech,
             format,
             output,
@@ -355,6 +361,7 @@ fn main() -> ExitCode {
             media_cmds::Hearing {
                 translate,
                 keep_fillers,
+                speakers,
                 require_speech,
             },
             format,

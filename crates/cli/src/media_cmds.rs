@@ -132,6 +132,8 @@ pub struct Hearing {
     pub translate: bool,
     /// Fillers kept as words.
     pub keep_fillers: bool,
+    /// Speakers told apart, and how many.
+    pub speakers: Option<caption_engine::SpeakerCount>,
     /// No speech heard is a failure, not a warning.
     pub require_speech: bool,
 }
@@ -164,13 +166,14 @@ pub fn transcribe(
     let to = destination(&captioner, input, format, output, style_args)?;
     let progress = bar("transcribing");
     let working = interrupt::Working::start();
-    let heard = captioner.transcribe(
-        input.file,
-        &task(input.lang, &progress)
-            .translate(hearing.translate)
-            .keep_fillers(hearing.keep_fillers)
-            .cancel_with(working.task_cancel()),
-    );
+    let mut task = task(input.lang, &progress)
+        .translate(hearing.translate)
+        .keep_fillers(hearing.keep_fillers)
+        .cancel_with(working.task_cancel());
+    if let Some(count) = hearing.speakers {
+        task = task.speakers(count);
+    }
+    let heard = captioner.transcribe(input.file, &task);
     progress.finish_and_clear();
     let words = match heard {
         Err(_) if interrupt::interrupted() => return Ok(interrupt::stopped(&to.unwritten())),
