@@ -29,6 +29,13 @@ const E_TRIO: &[Voice] = &[
     Voice::Espeak("en-us+m7"),
 ];
 
+const HELD_PAIR: &[Voice] = &[Voice::Espeak("en-gb-x-rp"), Voice::Espeak("en-us+f4")];
+const HELD_TRIO: &[Voice] = &[
+    Voice::Espeak("en-us+f2"),
+    Voice::Festival("kdl"),
+    Voice::Espeak("en-gb-scotland"),
+];
+
 /// Name, voices (taking turns), turns, music bed's SNR.
 const CASES: &[(&str, &[Voice], usize, Option<f64>)] = &[
     ("espeak pair, 8 turns", E_PAIR, 8, None),
@@ -53,6 +60,33 @@ const CASES: &[(&str, &[Voice], usize, Option<f64>)] = &[
     (
         "espeak en-gb+f3 alone, music 10 dB",
         &[Voice::Espeak("en-gb+f3")],
+        6,
+        Some(10.0),
+    ),
+    // Held out: voices the thresholds were not set on.
+    ("held out: rp and us+f4 pair", HELD_PAIR, 8, None),
+    (
+        "held out: rp and us+f4, music 10 dB",
+        HELD_PAIR,
+        8,
+        Some(10.0),
+    ),
+    (
+        "held out: slt and kdl pair",
+        &[Voice::Festival("slt"), Voice::Festival("kdl")],
+        6,
+        None,
+    ),
+    ("held out: trio (us+f2, kdl, scotland)", HELD_TRIO, 9, None),
+    (
+        "held out: scotland alone",
+        &[Voice::Espeak("en-gb-scotland")],
+        6,
+        None,
+    ),
+    (
+        "held out: kdl alone, music 10 dB",
+        &[Voice::Festival("kdl")],
         6,
         Some(10.0),
     ),
