@@ -402,6 +402,11 @@ async fn the_schemas_refuse_what_the_validator_refuses() {
         let problems = checker.problems("TranscriptRequest", &body);
         assert!(!problems.is_empty(), "{body}");
     }
+    let schemas = caption_http::schemas();
+    let speakers = &schemas["TranscriptRequest"]["properties"]["speakers"];
+    assert!(speakers.to_string().contains("SpeakerCount"), "{speakers}");
+    assert!(speakers.to_string().contains("S1"), "described: {speakers}");
+    assert_eq!(schemas["SpeakerCount"]["oneOf"][1]["maximum"], json!(8));
     let effect = &caption_http::schemas()["EffectType"]["enum"];
     assert_eq!(
         effect,
