@@ -3,8 +3,9 @@
 
 use caption_speakers::VoiceEncoder;
 
-/// Float32 in Rust against float64 in numpy through 160 steps of three LSTM layers.
-const TOLERANCE: f32 = 1e-4;
+/// Float32 in Rust against float64 in numpy through 160 steps of three LSTM layers: the largest
+/// difference measured is 2.4e-7; forty times that leaves room for another CPU's rounding.
+const TOLERANCE: f32 = 1e-5;
 
 #[test]
 fn embeddings_match_numpy_reference() -> anyhow::Result<()> {
