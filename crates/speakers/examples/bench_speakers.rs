@@ -29,6 +29,7 @@ const E_TRIO: &[Voice] = &[
     Voice::Espeak("en-us+m7"),
 ];
 
+const SHORT: &[Voice] = &[Voice::Festival("slt"), Voice::Espeak("en-us")];
 const HELD_PAIR: &[Voice] = &[Voice::Espeak("en-gb-x-rp"), Voice::Espeak("en-us+f4")];
 const HELD_TRIO: &[Voice] = &[
     Voice::Espeak("en-us+f2"),
@@ -63,6 +64,13 @@ const CASES: &[(&str, &[Voice], usize, Option<f64>)] = &[
         6,
         Some(10.0),
     ),
+    (
+        "short exchange (slt, espeak en-us), 2 turns",
+        SHORT,
+        2,
+        None,
+    ),
+    ("short exchange, 3 turns, music 10 dB", SHORT, 3, Some(10.0)),
     // Held out: voices the thresholds were not set on.
     ("held out: rp and us+f4 pair", HELD_PAIR, 8, None),
     (

@@ -19,6 +19,10 @@ const MIN_SEED_S: f64 = 1.0;
 const ONE_VOICE_FIT: f64 = 0.875;
 /// Share of the remaining misfit a further speaker must take away to count.
 const MIN_GAIN: f64 = 0.23;
+/// Speech (seconds) each speaker must hold for a count to stand. With few segments a segment
+/// alone fits its own centroid perfectly, and the fit's gain says nothing: an 8 s exchange of
+/// two turns came out as four speakers, a 0.3 s word one of them.
+const MIN_SPEAKER_S: f64 = 2.0;
 /// Rounds of k-means after the agglomeration.
 const REFINE_ROUNDS: usize = 5;
 
@@ -47,10 +51,16 @@ pub(crate) fn estimate_count(segments: &[Segment], max: usize) -> usize {
     }
     let mut count = 2;
     while count <= max {
-        let fit = assign(segments, count).1;
+        let (labels, fit) = assign(segments, count);
         let gain = (fit - fit_prev) / (1.0 - fit_prev).max(1e-6);
-        tracing::debug!(count, fit, gain, "speakers tried");
-        if count > 2 && gain < MIN_GAIN {
+        let least_s = (0..count)
+            .map(|k| {
+                let in_k = labels.iter().zip(segments).filter(|&(&l, _)| l == k);
+                in_k.map(|(_, s)| s.duration_s).sum::<f64>()
+            })
+            .fold(f64::INFINITY, f64::min);
+        tracing::debug!(count, fit, gain, least_s, "speakers tried");
+        if least_s < MIN_SPEAKER_S || (count > 2 && gain < MIN_GAIN) {
             return count - 1;
         }
         fit_prev = fit;

@@ -108,3 +108,12 @@ fn one_voice_is_one_speaker() -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[test]
+fn a_short_exchange_is_two_speakers() -> anyhow::Result<()> {
+    // Two turns, about 8 s: few segments, each of which alone would fit a centroid perfectly.
+    let voices = [Voice::Festival("slt"), Voice::Espeak("en-us")];
+    let heard = diarize(&voices, 2, None, SpeakerCount::Auto)?;
+    check("short exchange", &heard, 2, 0.05);
+    Ok(())
+}
