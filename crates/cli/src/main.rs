@@ -153,6 +153,10 @@ enum Command {
         /// of burning a video without captions with a warning.
         #[arg(long)]
         require_speech: bool,
+        /// With --transcribe: tell the speakers apart (`auto` or 1 to 8), for a style's
+        /// `speakerColors`.
+        #[arg(long, value_name = "auto|N", requires = "transcribe")]
+        speakers: Option<caption_engine::SpeakerCount>,
         #[arg(long, default_value = "auto")]
         lang: String,
         #[arg(long, env = "CAPTIONS_MODEL", default_value = "base")]
@@ -405,6 +409,7 @@ fn main() -> ExitCode {
             words,
             transcribe,
             require_speech,
+            speakers,
             lang,
             model,
             template,
@@ -423,6 +428,7 @@ fn main() -> ExitCode {
             words: words.as_deref(),
             transcribe,
             require_speech,
+            speakers,
             lang: &lang,
             model: &model,
             template: template.as_deref(),

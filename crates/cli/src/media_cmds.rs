@@ -282,6 +282,8 @@ pub struct BurnArgs<'a> {
     pub transcribe: bool,
     /// With `transcribe`, no speech heard is a failure, not a warning.
     pub require_speech: bool,
+    /// With `transcribe`, the speakers told apart.
+    pub speakers: Option<caption_engine::SpeakerCount>,
     pub lang: &'a str,
     pub model: &'a str,
     pub template: Option<&'a str>,
@@ -383,12 +385,13 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
         Some(words) => words,
         None => {
             let progress = bar("transcribing");
-            let heard = captioner.transcribe(
-                args.video,
-                &task(args.lang, &progress)
-                    .keep_fillers(config.cut_fillers)
-                    .cancel_with(working.task_cancel()),
-            );
+            let mut task = task(args.lang, &progress)
+                .keep_fillers(config.cut_fillers)
+                .cancel_with(working.task_cancel());
+            if let Some(count) = args.speakers {
+                task = task.speakers(count);
+            }
+            let heard = captioner.transcribe(args.video, &task);
             progress.finish_and_clear();
             let words = match heard {
                 Err(_) if interrupt::interrupted() => return Ok(interrupt::stopped(&unwritten)),

@@ -11,7 +11,7 @@ use caption_testkit::dialogue::{Voice, conversation};
 
 mod support;
 
-use support::{captions, s, stderr_of, stdout_of};
+use support::{captions, ffmpeg, h264_fast, s, stderr_of, stdout_of};
 
 #[test]
 fn transcribe_labels_each_word_with_its_speaker() {
@@ -58,4 +58,67 @@ fn a_speaker_count_out_of_range_is_refused() {
             "{stderr}"
         );
     }
+}
+
+/// The share of `frame`'s pixels near `rgb`.
+fn pixels_near(frame: &[u8], rgb: [u8; 3]) -> usize {
+    frame
+        .chunks_exact(3)
+        .filter(|p| p.iter().zip(rgb).all(|(a, b)| a.abs_diff(b) < 60))
+        .count()
+}
+
+#[test]
+fn burn_transcribes_with_speakers_and_colours_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let wav = dir.path().join("dialogue.wav");
+    let dialogue =
+        conversation(&[Voice::Festival("slt"), Voice::Espeak("en-us")], 2, None).unwrap();
+    dialogue.write_wav(&wav).unwrap();
+    let video = dir.path().join("dialogue.mp4");
+    let args = [
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=gray:s=270x480:r=25",
+            "-i",
+            s(&wav),
+        ][..],
+        &h264_fast(),
+        &["-c:a", "aac", "-shortest", s(&video)],
+    ]
+    .concat();
+    ffmpeg(&args);
+    let style = dir.path().join("two.json");
+    std::fs::write(
+        &style,
+        r#"{"speakerColors": [{"r": 230, "g": 20, "b": 20}, {"r": 20, "g": 40, "b": 240}],
+            "colors": {"hilightColor": {"colors": [{"r": 40, "g": 220, "b": 40}]}}}"#,
+    )
+    .unwrap();
+    let out = dir.path().join("out.mp4");
+    let o = captions(&[
+        "burn",
+        s(&video),
+        "--transcribe",
+        "--speakers",
+        "auto",
+        "--config",
+        s(&style),
+        "-o",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr_of(&o));
+    let turns = dialogue.turns();
+    assert_eq!(turns.len(), 2);
+    for ((speaker, start_s, end_s), colour) in turns.into_iter().zip([[230, 20, 20], [20, 40, 240]])
+    {
+        let frame = caption_testkit::media::frame_rgb_at(&out, (start_s + end_s) / 2.0).unwrap();
+        let lit = pixels_near(&frame, colour);
+        assert!(lit > 100, "speaker {speaker}: {lit} pixels of their colour");
+    }
+
+    let o = captions(&["burn", s(&video), "--speakers", "2", "-o", s(&out)]);
+    assert_eq!(o.status.code(), Some(2), "--speakers needs --transcribe");
 }
