@@ -78,6 +78,11 @@ enum Command {
         /// for `captions burn --cut-fillers`; whisper leaves most of them out otherwise.
         #[arg(long, conflicts_with = "translate")]
         keep_fillers: bool,
+        /// Tell the speakers apart: `auto`, or how many there are (1 to 8). Every word gets a
+        /// `speaker` ("S1", "S2", ... in order of first speech) that a style's `speakerColors`
+        /// colours when burned.
+        #[arg(long, value_name = "auto|N")]
+        speakers: Option<caption_engine::SpeakerCount>,
         /// Fail (exit 1, nothing written) when no speech is heard, instead of writing an empty
         /// transcript with a warning.
         #[arg(long)]
@@ -148,6 +153,10 @@ enum Command {
         /// of burning a video without captions with a warning.
         #[arg(long)]
         require_speech: bool,
+        /// With --transcribe: tell the speakers apart (`auto` or 1 to 8), for a style's
+        /// `speakerColors`.
+        #[arg(long, value_name = "auto|N", requires = "transcribe")]
+        speakers: Option<caption_engine::SpeakerCount>,
         #[arg(long, default_value = "auto")]
         lang: String,
         #[arg(long, env = "CAPTIONS_MODEL", default_value = "base")]
@@ -340,6 +349,7 @@ fn main() -> ExitCode {
             model,
             translate,
             keep_fillers,
+            speakers,
             require_speech,
             format,
             output,
@@ -355,6 +365,7 @@ fn main() -> ExitCode {
             media_cmds::Hearing {
                 translate,
                 keep_fillers,
+                speakers,
                 require_speech,
             },
             format,
@@ -398,6 +409,7 @@ fn main() -> ExitCode {
             words,
             transcribe,
             require_speech,
+            speakers,
             lang,
             model,
             template,
@@ -416,6 +428,7 @@ fn main() -> ExitCode {
             words: words.as_deref(),
             transcribe,
             require_speech,
+            speakers,
             lang: &lang,
             model: &model,
             template: template.as_deref(),

@@ -132,6 +132,8 @@ pub struct Hearing {
     pub translate: bool,
     /// Fillers kept as words.
     pub keep_fillers: bool,
+    /// Speakers told apart, and how many.
+    pub speakers: Option<caption_engine::SpeakerCount>,
     /// No speech heard is a failure, not a warning.
     pub require_speech: bool,
 }
@@ -164,13 +166,14 @@ pub fn transcribe(
     let to = destination(&captioner, input, format, output, style_args)?;
     let progress = bar("transcribing");
     let working = interrupt::Working::start();
-    let heard = captioner.transcribe(
-        input.file,
-        &task(input.lang, &progress)
-            .translate(hearing.translate)
-            .keep_fillers(hearing.keep_fillers)
-            .cancel_with(working.task_cancel()),
-    );
+    let mut task = task(input.lang, &progress)
+        .translate(hearing.translate)
+        .keep_fillers(hearing.keep_fillers)
+        .cancel_with(working.task_cancel());
+    if let Some(count) = hearing.speakers {
+        task = task.speakers(count);
+    }
+    let heard = captioner.transcribe(input.file, &task);
     progress.finish_and_clear();
     let words = match heard {
         Err(_) if interrupt::interrupted() => return Ok(interrupt::stopped(&to.unwritten())),
@@ -279,6 +282,8 @@ pub struct BurnArgs<'a> {
     pub transcribe: bool,
     /// With `transcribe`, no speech heard is a failure, not a warning.
     pub require_speech: bool,
+    /// With `transcribe`, the speakers told apart.
+    pub speakers: Option<caption_engine::SpeakerCount>,
     pub lang: &'a str,
     pub model: &'a str,
     pub template: Option<&'a str>,
@@ -380,12 +385,13 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
         Some(words) => words,
         None => {
             let progress = bar("transcribing");
-            let heard = captioner.transcribe(
-                args.video,
-                &task(args.lang, &progress)
-                    .keep_fillers(config.cut_fillers)
-                    .cancel_with(working.task_cancel()),
-            );
+            let mut task = task(args.lang, &progress)
+                .keep_fillers(config.cut_fillers)
+                .cancel_with(working.task_cancel());
+            if let Some(count) = args.speakers {
+                task = task.speakers(count);
+            }
+            let heard = captioner.transcribe(args.video, &task);
             progress.finish_and_clear();
             let words = match heard {
                 Err(_) if interrupt::interrupted() => return Ok(interrupt::stopped(&unwritten)),

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::patch::ConfigPatch;
 use crate::rules;
+use crate::speakers::SpeakerCount;
 use crate::word::Word;
 
 /// Body of `POST /transcript`.
@@ -31,6 +32,11 @@ pub struct TranscriptRequest {
     )]
     #[schemars(with = "Option<bool>")]
     pub keep_fillers: bool,
+    /// Extension: tell the speakers apart, `"auto"` or how many (1 to 8): every word then has a
+    /// `speaker` ("S1", "S2", … in order of first speech), which a style's `speakerColors`
+    /// colours. Absent: no speakers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speakers: Option<SpeakerCount>,
 }
 
 wire_enum!(

@@ -51,6 +51,7 @@ mod punctuation;
 pub mod rules;
 mod schema;
 mod script;
+mod speakers;
 mod subtitles;
 mod suggest;
 mod validate;
@@ -75,6 +76,7 @@ pub use problems::{ValidationError, ValidationErrors};
 pub use punctuation::{bare_word, is_punctuation};
 pub use schema::{COMPONENTS_PATH, schema_generator};
 pub use script::{is_unspaced_char, joins_without_space, split_unspaced};
+pub use speakers::{RULE_SPEAKERS, SpeakerCount};
 pub use subtitles::{
     CaptionLayout, CaptionPage, CaptionWord, Cue, ExportOptions, SubtitleError, SubtitleErrorCode,
     SubtitleFormat, WordLook, cues_to_words, export_layout, export_words, import_words, parse_cues,

@@ -82,6 +82,8 @@ pub const MAX_WORD_BYTES: usize = 1000;
 pub const MAX_EMOJI_CHARS: usize = 16;
 /// Longest `speaker` of a word, characters.
 pub const MAX_SPEAKER_CHARS: usize = 100;
+/// Most speakers a transcription tells apart (`speakers`).
+pub const MAX_SPEAKERS: u8 = 8;
 /// Most colours in `speakerColors`.
 pub const MAX_SPEAKER_COLORS: usize = 16;
 /// `cutPausesS`: the longest a pause may stay, seconds.

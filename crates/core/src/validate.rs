@@ -7,6 +7,7 @@
 
 use std::sync::OnceLock;
 
+use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
 use crate::components::wire_schemas;
@@ -18,6 +19,7 @@ use crate::jobs::{GenerateRequest, OutputKind, TranscriptRequest, TranscriptTask
 use crate::patch::{ColorsPatch, ConfigPatch, ModesPatch, SizesPatch};
 use crate::problems::ValidationErrors;
 use crate::rules::{self, IntegerRange, NumberRange, RULE_CHANNEL, channel_from_f64};
+use crate::speakers::{RULE_SPEAKERS, SpeakerCount};
 use crate::word::Word;
 
 /// What to do with a field no rule knows (a typo such as `colours`, or a field of another
@@ -767,12 +769,22 @@ pub fn parse_transcript_request(value: &Value) -> Result<TranscriptRequest, Vali
             "cannot be used with \"task\": \"translate\" (a translation has no fillers)",
         );
     }
+    let speakers = Walker::field(map, "speakers")
+        .filter(|v| !v.is_null())
+        .and_then(|v| {
+            let count = SpeakerCount::deserialize(v).ok();
+            if count.is_none() {
+                w.fail("speakers", RULE_SPEAKERS);
+            }
+            count
+        });
     match (input, lang) {
         (Some(input), Some(lang)) if w.errors.is_empty() => Ok(TranscriptRequest {
             input,
             lang,
             task,
             keep_fillers,
+            speakers,
         }),
         _ => Err(w.errors),
     }

@@ -468,6 +468,44 @@ fn transcript_requests() {
 }
 
 #[test]
+fn transcript_requests_take_a_speaker_count() {
+    use caption_core::SpeakerCount;
+    let count = |body: Value| parse_transcript_request(&body).map(|r| r.speakers);
+    assert_eq!(count(json!({"input": "k"})).unwrap(), None);
+    assert_eq!(
+        count(json!({"input": "k", "speakers": null})).unwrap(),
+        None
+    );
+    assert_eq!(
+        count(json!({"input": "k", "speakers": "auto"})).unwrap(),
+        Some(SpeakerCount::Auto)
+    );
+    assert_eq!(
+        count(json!({"input": "k", "speakers": 3})).unwrap(),
+        Some(SpeakerCount::Exactly(3))
+    );
+    for bad in [
+        json!(0),
+        json!(9),
+        json!(2.5),
+        json!("two"),
+        json!("AUTO"),
+        json!(true),
+    ] {
+        let problems = count(json!({"input": "k", "speakers": bad})).unwrap_err();
+        let problem = problems.iter().next().unwrap();
+        assert_eq!(problem.path, "speakers", "{bad}");
+        assert!(
+            problem
+                .rule
+                .contains("\"auto\" or a whole number from 1 to 8"),
+            "{}",
+            problem.rule
+        );
+    }
+}
+
+#[test]
 fn unknown_fields_are_warnings_with_a_suggestion_or_errors_when_strict() {
     use caption_core::{UnknownFields, parse_config_patch_with, parse_generate_request_with};
     let body = generate(json!({

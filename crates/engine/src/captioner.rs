@@ -157,6 +157,7 @@ impl CaptionerBuilder {
                 beam_size: self.beam_size,
                 catalog,
                 transcriber,
+                diarizer: OnceLock::new(),
             }),
         })
     }
@@ -170,6 +171,7 @@ struct Inner {
     beam_size: usize,
     catalog: Catalog,
     transcriber: OnceLock<Arc<dyn Transcriber>>,
+    diarizer: OnceLock<Arc<caption_speakers::Diarizer>>,
 }
 
 /// Captions for local files: words from speech, words timed on a given text, captions burned
@@ -318,6 +320,11 @@ impl Captioner {
         Ok(Arc::clone(self.inner.transcriber.get_or_init(|| loaded)))
     }
 
+    /// Where the voice encoder is kept once loaded (see `speakers.rs`).
+    pub(crate) fn diarizer_lock(&self) -> &OnceLock<Arc<caption_speakers::Diarizer>> {
+        &self.inner.diarizer
+    }
+
     /// Checks `lang` against the model without loading it where the name tells: English-only
     /// models (`*.en`) take only `auto` and `en`.
     pub(crate) fn check_language(&self, lang: &str, translate: bool) -> Result<()> {
@@ -382,9 +389,11 @@ impl Captioner {
         self.check_language(task.language_code(), task.translates())?;
         let transcriber = self.transcriber()?;
         let options = self.transcribe_options(task, Stage::Transcribing);
-        let transcript =
-            DecodedAudio::open(media.as_ref())?.transcribe(transcriber.as_ref(), &options)?;
-        Ok(transcript.words)
+        let mut words = DecodedAudio::open(media.as_ref())?
+            .transcribe(transcriber.as_ref(), &options)?
+            .words;
+        self.label_speakers(media.as_ref(), &mut words, task)?;
+        Ok(words)
     }
 
     /// The words of a text you have (a script, or subtitle cues) timed on the speech of a
@@ -423,7 +432,11 @@ impl Captioner {
         let options = self.transcribe_options(task, Stage::Aligning);
         // A given text is matched against what is heard in the whole input at once.
         let samples = caption_media::decode_audio_16k_mono(media.as_ref())?;
-        Ok(transcriber.align_text(&samples, text, &options)?.words)
+        let mut words = transcriber.align_text(&samples, text, &options)?.words;
+        if let Some(count) = task.speaker_count() {
+            crate::speakers::label(self.diarizer()?.as_ref(), &samples, &mut words, count)?;
+        }
+        Ok(words)
     }
 
     /// Burns `words` in `style` into the video `input`, writing `output` (H.264 in the

@@ -38,6 +38,9 @@ pub enum Error {
     /// Speech recognition or alignment.
     #[error(transparent)]
     Transcribe(#[from] caption_transcribe::Error),
+    /// Telling speakers apart.
+    #[error(transparent)]
+    Speakers(#[from] caption_speakers::Error),
     /// Object storage.
     #[cfg(feature = "service")]
     #[error(transparent)]
@@ -93,6 +96,8 @@ impl Error {
             Self::Busy { .. } => ErrorCode::Busy,
             Self::Media(e) => e.code(),
             Self::Transcribe(e) => e.code(),
+            Self::Speakers(caption_speakers::Error::ModelMissing { .. }) => ErrorCode::ModelMissing,
+            Self::Speakers(_) => ErrorCode::Internal,
             // What the engine reads from storage is the caller's input (an upload, a job's
             // words), so a missing object is a missing input.
             #[cfg(feature = "service")]

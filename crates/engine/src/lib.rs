@@ -35,6 +35,7 @@ mod overlay;
 mod preview;
 #[cfg(feature = "service")]
 mod service;
+mod speakers;
 mod subtitles;
 mod task;
 
@@ -50,9 +51,9 @@ pub use task::{Cancel, Progress, Stage, Task};
 
 pub use caption_core::Span as CutSpan;
 pub use caption_core::{
-    Color, Config, ConfigPatch, Cue, CutPlan, CutRules, ErrorCode, ExportOptions, SubtitleError,
-    SubtitleFormat, Template, TemplateSummary, ValidationErrors, Word, cues_to_words, export_words,
-    import_words, parse_cues,
+    Color, Config, ConfigPatch, Cue, CutPlan, CutRules, ErrorCode, ExportOptions, SpeakerCount,
+    SubtitleError, SubtitleFormat, Template, TemplateSummary, ValidationErrors, Word,
+    cues_to_words, export_words, import_words, parse_cues,
 };
 pub use caption_media::{BurnOptions, BurnReport, LayerFormat, LayerReport};
 pub use caption_transcribe::{GivenText, Transcriber};

@@ -4,6 +4,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
+use caption_core::SpeakerCount;
+
 /// The part of the work a [`Progress`] report is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -107,6 +109,7 @@ pub struct Task {
     language: String,
     translate: bool,
     keep_fillers: bool,
+    speakers: Option<SpeakerCount>,
     progress: Option<ProgressFn>,
     cancel: Option<Cancel>,
 }
@@ -117,6 +120,7 @@ impl fmt::Debug for Task {
             .field("language", &self.language_code())
             .field("translate", &self.translate)
             .field("keep_fillers", &self.keep_fillers)
+            .field("speakers", &self.speakers)
             .field("progress", &self.progress.is_some())
             .field("cancel", &self.cancel)
             .finish()
@@ -162,6 +166,27 @@ impl Task {
     /// Whether fillers are kept as words.
     pub fn keeps_fillers(&self) -> bool {
         self.keep_fillers
+    }
+
+    /// Tells the speakers apart: every word gets a `speaker` ("S1", "S2", … in order of first
+    /// speech), which a style's `speakerColors` colours. [`SpeakerCount::Auto`] estimates how
+    /// many there are. Off by default.
+    ///
+    /// ```
+    /// use caption_engine::{SpeakerCount, Task};
+    ///
+    /// let task = Task::default().speakers(SpeakerCount::Auto);
+    /// assert_eq!(task.speaker_count(), Some(SpeakerCount::Auto));
+    /// ```
+    #[must_use]
+    pub fn speakers(mut self, count: SpeakerCount) -> Self {
+        self.speakers = Some(count);
+        self
+    }
+
+    /// How many speakers are told apart, if they are.
+    pub fn speaker_count(&self) -> Option<SpeakerCount> {
+        self.speakers
     }
 
     /// Calls `report` as the work goes on (from the working thread: keep it short).

@@ -373,7 +373,40 @@ fn request(input: &str, task: TranscriptTask, keep_fillers: bool) -> TranscriptR
         lang: "auto".to_owned(),
         task,
         keep_fillers,
+        speakers: None,
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_job_tells_the_speakers_apart_when_asked() {
+    use caption_testkit::dialogue::{Voice, conversation};
+    let rig = Rig::new();
+    let engine = rig.engine("tiny.en");
+    let dir = tempfile::tempdir().unwrap();
+    let wav = dir.path().join("dialogue.wav");
+    conversation(
+        &[Voice::Espeak("en-us"), Voice::Espeak("en-gb+f3")],
+        4,
+        None,
+    )
+    .unwrap()
+    .write_wav(&wav)
+    .unwrap();
+    let input = rig.upload(&wav).await;
+    let mut asked = request(&input, TranscriptTask::Transcribe, false);
+    asked.speakers = Some(caption_core::SpeakerCount::Auto);
+    let job = engine
+        .submit_transcription_with(&asked, None)
+        .await
+        .unwrap();
+    let workers = engine.spawn_workers(true).await.unwrap();
+    let result = wait_final(&engine, &job).await;
+    workers.shutdown().await;
+    let words = result.words.expect("completed");
+    let speakers: Vec<&str> = words.iter().filter_map(|w| w.speaker.as_deref()).collect();
+    assert_eq!(speakers.len(), words.len(), "every word has a speaker");
+    assert_eq!(speakers.first(), Some(&"S1"));
+    assert!(speakers.contains(&"S2") && speakers.iter().all(|s| ["S1", "S2"].contains(s)));
 }
 
 fn translation(input: &str) -> TranscriptRequest {

@@ -463,19 +463,22 @@ async fn transcript_errors() {
     .await;
     assert_eq!(not_english.status, StatusCode::UNPROCESSABLE_ENTITY);
 
-    // Translation needs a multilingual model; an unknown task lists the known ones.
-    for (task, rule) in [
-        ("translate", "multilingual"),
-        ("summarize", "transcribe, translate"),
+    // Translation needs a multilingual model; an unknown task lists the known ones; a speaker
+    // count is "auto" or 1 to 8.
+    for (field, value, rule) in [
+        ("task", json!("translate"), "multilingual"),
+        ("task", json!("summarize"), "transcribe, translate"),
+        (
+            "speakers",
+            json!(0),
+            "\"auto\" or a whole number from 1 to 8",
+        ),
     ] {
-        let refused = post_json(
-            &h.app,
-            "/v1/transcript",
-            &json!({"input": "uploads/x/clip.mp4", "task": task}),
-        )
-        .await;
+        let mut body = json!({"input": "uploads/x/clip.mp4"});
+        body[field] = value;
+        let refused = post_json(&h.app, "/v1/transcript", &body).await;
         assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
-        assert_eq!(refused.detail_paths(), ["task"]);
+        assert_eq!(refused.detail_paths(), [field]);
         let body = refused.json();
         let message = body["error"]["message"].as_str().unwrap();
         assert!(message.contains(rule), "{message}");

@@ -346,12 +346,17 @@ async fn core_values_and_the_service_extensions_fit() {
             lang: "en".into(),
             task: TranscriptTask::Translate,
             keep_fillers: false,
+            speakers: Some(caption_core::SpeakerCount::Auto),
         })
         .unwrap(),
     );
     checker.assert_fits(
         "TranscriptRequest",
         &json!({"input": "uploads/x/a.mp4", "lang": "en", "keepFillers": true}),
+    );
+    checker.assert_fits(
+        "TranscriptRequest",
+        &json!({"input": "uploads/x/a.mp4", "speakers": 2}),
     );
     checker.assert_fits(
         "PreviewRequest",
@@ -388,6 +393,20 @@ async fn the_schemas_refuse_what_the_validator_refuses() {
             "{config}: {problems:#?}"
         );
     }
+    for speakers in [json!(0), json!(9), json!("two")] {
+        let body = json!({"input": "uploads/x/a.mp4", "speakers": speakers});
+        assert!(
+            caption_core::parse_transcript_request(&body).is_err(),
+            "{body}"
+        );
+        let problems = checker.problems("TranscriptRequest", &body);
+        assert!(!problems.is_empty(), "{body}");
+    }
+    let schemas = caption_http::schemas();
+    let speakers = &schemas["TranscriptRequest"]["properties"]["speakers"];
+    assert!(speakers.to_string().contains("SpeakerCount"), "{speakers}");
+    assert!(speakers.to_string().contains("S1"), "described: {speakers}");
+    assert_eq!(schemas["SpeakerCount"]["oneOf"][1]["maximum"], json!(8));
     let effect = &caption_http::schemas()["EffectType"]["enum"];
     assert_eq!(
         effect,

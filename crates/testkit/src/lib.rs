@@ -10,7 +10,8 @@
 //!
 //! [`fuzz`] runs arbitrary and mutated input through a parser and tallies what it did.
 //! [`media`] makes videos with speech and reads their frames; [`speech`] makes speech with
-//! known word times; [`upload`] plays a browser's form upload with curl.
+//! known word times; [`dialogue`] makes conversations of several voices with known speakers;
+//! [`upload`] plays a browser's form upload with curl.
 //!
 //! With the `service` feature: `webhook` receives a service's events, and `soak` runs
 //! clients, two service processes and a fault injector for a set time and reports what broke
@@ -27,6 +28,7 @@
 #![warn(missing_docs)]
 
 mod chromedriver;
+pub mod dialogue;
 pub mod fuzz;
 pub mod media;
 mod postgres;

@@ -1,0 +1,70 @@
+//! Speakers on transcribed words: caption-speakers' diarizer, loaded once per captioner.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use caption_core::{SpeakerCount, Word};
+use caption_speakers::{Diarizer, WordSpan};
+
+use crate::captioner::Captioner;
+use crate::task::Task;
+use crate::{Error, Result};
+
+impl Captioner {
+    /// The voice encoder, loaded on first use and kept.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::ModelMissing`](crate::ErrorCode::ModelMissing) when it is not installed.
+    pub(crate) fn diarizer(&self) -> Result<Arc<Diarizer>> {
+        let lock = self.diarizer_lock();
+        if let Some(loaded) = lock.get() {
+            return Ok(Arc::clone(loaded));
+        }
+        let loaded = Arc::new(Diarizer::open_installed()?);
+        Ok(Arc::clone(lock.get_or_init(|| loaded)))
+    }
+
+    /// Gives `words` their speakers when `task` asks for them, decoding `media`'s audio again
+    /// (the transcription streamed it).
+    pub(crate) fn label_speakers(
+        &self,
+        media: &Path,
+        words: &mut [Word],
+        task: &Task,
+    ) -> Result<()> {
+        let Some(count) = task.speaker_count() else {
+            return Ok(());
+        };
+        if words.is_empty() {
+            return Ok(());
+        }
+        let diarizer = self.diarizer()?;
+        let samples = caption_media::decode_audio_16k_mono(media)?;
+        label(&diarizer, &samples, words, count)
+    }
+}
+
+/// Sets each word's `speaker` to "S1", "S2", … (in order of first speech) from `samples`, the
+/// words' 16 kHz mono audio.
+pub(crate) fn label(
+    diarizer: &Diarizer,
+    samples: &[f32],
+    words: &mut [Word],
+    count: SpeakerCount,
+) -> Result<()> {
+    let spans: Vec<WordSpan> = words
+        .iter()
+        .map(|w| WordSpan {
+            start_s: w.start,
+            end_s: w.end,
+        })
+        .collect();
+    let speakers = diarizer
+        .speakers(samples, &spans, count)
+        .map_err(Error::from)?;
+    for (word, speaker) in words.iter_mut().zip(speakers) {
+        word.speaker = Some(format!("S{}", speaker + 1));
+    }
+    Ok(())
+}
