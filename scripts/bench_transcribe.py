@@ -26,6 +26,9 @@ Fixture groups (every clip 16 kHz mono 16-bit; truth kept next to it as JSON, pl
   Sentences are split into a tuning set and a held-out set that must never be used for tuning;
   the two are reported separately.
 
+- song: lyrics sung by Festival's singing mode (kal and ked) over a music bed, tuning and
+  held-out songs apart, scored on word onsets (scripts/bench_songs.py); only with --groups song.
+
 Engines: ours (the transcribe_file example), ours with `--text` (forced alignment of the true
 text; skipped with a message when the binary does not take `--text`), faster-whisper (int8 unless
 --compute-type says otherwise). Same CTranslate2 weights (ours converted to ggml f16), threads and
@@ -47,6 +50,7 @@ import zipfile
 from array import array
 from pathlib import Path
 
+from bench_songs import SING_SCRIPT, make_songs, print_song_report
 from espeak_words import Espeak, espeak_sentence, read_wav, spans_with_pause_edges, write_wav
 
 SR = 16_000
@@ -194,8 +198,10 @@ def make_gapped(out_dir, seeds, n_sentences):
 # Continuous fixtures
 
 
-def festival_sentence(voice, text, raw_wav):
-    out = subprocess.run(["festival", "--script", str(FESTIVAL_SCRIPT), voice, str(raw_wav), text],
+def festival_sentence(voice, text, raw_wav, script=FESTIVAL_SCRIPT):
+    """Festival's speech of `text` (or, with script=festival-sing.scm, its singing of the score
+    file `text`) into raw_wav: the timed words and the check of their pause edges."""
+    out = subprocess.run(["festival", "--script", str(script), voice, str(raw_wav), str(text)],
                          check=True, capture_output=True, text=True)
     rows = [line.split("\t") for line in out.stdout.splitlines() if line.count("\t") == 2]
     if not rows:
@@ -635,7 +641,7 @@ def print_report(clips, engines, groups):
     for lang in languages:
         # English rows keep their names; another language's rows start with its code.
         prefix = "" if lang == "en" else f"{lang}/"
-        for group in groups:
+        for group in (g for g in groups if g in TARGETS):
             for set_name in ("tuning", "held-out"):
                 subset = [c for c in clips
                           if c["group"] == group and c["set"] == set_name and c.get("lang", "en") == lang]
@@ -664,6 +670,7 @@ def print_report(clips, engines, groups):
                 rows[f"clean/voice/{label}/{name}"] = r
                 print(f"{label:<18} {name:<34} {r['wer']:>6.3f} {r['mean_s']:>7.3f} {r['median_s']:>7.3f} "
                       f"{r['max_s']:>6.3f} {r['within_50ms']:>6.1%} {r['clips_on_target']:>4}/{r['clips']:<4}")
+    rows.update(print_song_report(clips, ran, norm, align))
     print_timing(clips, engines)
     return ran, rows
 
@@ -678,7 +685,8 @@ def main():
     parser.add_argument("--beam", type=int, default=5, help="faster-whisper's beam (ours: its default, or --variant '--beam N')")
     parser.add_argument("--compute-type", default="int8", help="faster-whisper's: int8 (default), float32, ...")
     parser.add_argument("--groups", default="gapped,clean,noise,music",
-                        help="comma-separated subset of gapped,clean,noise,music")
+                        help="comma-separated subset of gapped,clean,noise,music,song (song: sung lyrics "
+                             "over music, scripts/bench_songs.py)")
     parser.add_argument("--languages", default="",
                         help="continuous clips in these languages (espeak-ng, two voices each) instead of English: "
                              "a comma-separated subset of " + ",".join(LANGUAGE_SENTENCES) + "; needs a multilingual model")
@@ -710,6 +718,9 @@ def main():
     if conditions:
         continuous, report = make_continuous(fixtures / "continuous", conditions, languages)
         clips += continuous
+    if "song" in groups:
+        sung = lambda voice, score, raw: festival_sentence(voice, score, raw, script=SING_SCRIPT)  # noqa: E731
+        clips += make_songs(fixtures / "song", sung, read_wav, write_wav, music_bed, mix, resample_16k)
     total_s = sum(c["duration_s"] for c in clips)
     voices = sorted({c["voice"] for c in clips})
     log(f"{len(clips)} clips, {total_s:.0f} s of speech, voices {', '.join(voices)}, model {args.model}, "

@@ -3,11 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use crate::decoder::{Decoder, FRAMES_PER_S};
+use crate::decoder::{Decoder, FRAMES_PER_S, Search};
 use crate::error::{Error, Result};
 use crate::g2p::G2p;
 use crate::models::models_dir;
 use crate::pronounce::{English, Espeak, Japanese, Mandarin, Pronounce, espeak_voice};
+use crate::squeeze::Squeezed;
 
 /// Sample rate of the audio [`Aligner::align`] takes.
 pub const SAMPLE_RATE_HZ: u32 = 16_000;
@@ -98,7 +99,9 @@ pub struct Span {
 pub struct Aligner {
     models: AlignerModels,
     g2p: Option<G2p>,
+    /// Decoders waiting for a call: for speech, and for songs.
     idle: Mutex<Vec<Decoder>>,
+    idle_sung: Mutex<Vec<Decoder>>,
 }
 
 impl Aligner {
@@ -109,12 +112,13 @@ impl Aligner {
     /// [`Error::ModelMissing`] when a file is not there, [`Error::Io`] when it cannot be read,
     /// [`Error::Model`] or [`Error::Decoder`] when it is not a model the aligner understands.
     pub fn open(models: &AlignerModels) -> Result<Self> {
-        let decoder = Decoder::open(&models.acoustic_model, &models.dictionary)?;
+        let decoder = Decoder::open(&models.acoustic_model, &models.dictionary, Search::Speech)?;
         let g2p = models.g2p.as_deref().map(G2p::open).transpose()?;
         Ok(Self {
             models: models.clone(),
             g2p,
             idle: Mutex::new(vec![decoder]),
+            idle_sung: Mutex::new(Vec::new()),
         })
     }
 
@@ -127,20 +131,27 @@ impl Aligner {
         Self::open(&AlignerModels::installed()?)
     }
 
-    fn take_decoder(&self) -> Result<Decoder> {
+    fn idle(&self, search: Search) -> &Mutex<Vec<Decoder>> {
+        match search {
+            Search::Speech => &self.idle,
+            Search::Song => &self.idle_sung,
+        }
+    }
+
+    fn take_decoder(&self, search: Search) -> Result<Decoder> {
         let idle = self
-            .idle
+            .idle(search)
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .pop();
         match idle {
             Some(decoder) => Ok(decoder),
-            None => Decoder::open(&self.models.acoustic_model, &self.models.dictionary),
+            None => Decoder::open(&self.models.acoustic_model, &self.models.dictionary, search),
         }
     }
 
-    fn give_back(&self, decoder: Decoder) {
-        self.idle
+    fn give_back(&self, decoder: Decoder, search: Search) {
+        self.idle(search)
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(decoder);
@@ -175,6 +186,7 @@ impl Aligner {
         Some(LanguageAligner {
             aligner: self,
             speech,
+            search: Search::Speech,
         })
     }
 
@@ -182,6 +194,7 @@ impl Aligner {
         LanguageAligner {
             aligner: self,
             speech: Speech::English,
+            search: Search::Speech,
         }
     }
 
@@ -325,6 +338,7 @@ impl Aligner {
 pub struct Session<'a> {
     aligner: &'a Aligner,
     speech: Speech,
+    search: Search,
     /// `Some` until dropped.
     decoder: Option<Decoder>,
 }
@@ -336,20 +350,30 @@ impl Session<'_> {
     ///
     /// As [`Aligner::align`].
     pub fn align(&mut self, samples_16k_mono: &[f32], words: &[&str]) -> Result<Vec<Span>> {
-        match &mut self.decoder {
-            Some(decoder) if !words.is_empty() => {
-                self.aligner
-                    .align_with(decoder, self.speech, samples_16k_mono, words)
-            }
-            _ => Ok(Vec::new()),
+        let Some(decoder) = self.decoder.as_mut().filter(|_| !words.is_empty()) else {
+            return Ok(Vec::new());
+        };
+        if self.search == Search::Speech {
+            return self
+                .aligner
+                .align_with(decoder, self.speech, samples_16k_mono, words);
         }
+        let squeezed = Squeezed::new(samples_16k_mono);
+        let mut spans = self
+            .aligner
+            .align_with(decoder, self.speech, &squeezed.samples, words)?;
+        for span in &mut spans {
+            span.start_s = squeezed.original_s(span.start_s, false);
+            span.end_s = squeezed.original_s(span.end_s, true).max(span.start_s);
+        }
+        Ok(spans)
     }
 }
 
 impl Drop for Session<'_> {
     fn drop(&mut self) {
         if let Some(decoder) = self.decoder.take() {
-            self.aligner.give_back(decoder);
+            self.aligner.give_back(decoder, self.search);
         }
     }
 }
@@ -430,6 +454,7 @@ impl Speech {
 pub struct LanguageAligner<'a> {
     aligner: &'a Aligner,
     speech: Speech,
+    search: Search,
 }
 
 impl<'a> LanguageAligner<'a> {
@@ -454,19 +479,32 @@ impl<'a> LanguageAligner<'a> {
         Ok(Session {
             aligner: self.aligner,
             speech: self.speech,
-            decoder: Some(self.aligner.take_decoder()?),
+            search: self.search,
+            decoder: Some(self.aligner.take_decoder(self.search)?),
         })
+    }
+
+    /// This aligner for sung words: the middle of each note held on a vowel is cut out before
+    /// the words are aligned (the acoustic model, trained on read speech, took held vowels for
+    /// pauses), and a pause between two words costs more (a sung line runs on without one).
+    /// Times are on the audio as given.
+    #[must_use]
+    pub fn sung(self) -> Self {
+        Self {
+            search: Search::Song,
+            ..self
+        }
     }
 
     /// As [`Aligner::opens_on_voice`], for a word of this language: whether its first phone,
     /// said as an English one, is a vowel, a nasal, a liquid, a glide or DH.
     pub fn opens_on_voice(&self, word: &str) -> bool {
-        let Ok(mut decoder) = self.aligner.take_decoder() else {
+        let Ok(mut decoder) = self.aligner.take_decoder(Search::Speech) else {
             return false;
         };
         let pronounce = self.speech.pronouncer(self.aligner);
         let first = pronounce.first_phone(&mut decoder, word);
-        self.aligner.give_back(decoder);
+        self.aligner.give_back(decoder, Search::Speech);
         first.is_some_and(|phone| VOICE_ONSETS.contains(&phone.as_str()))
     }
 }

@@ -39,8 +39,10 @@ mod g2p;
 mod ipa;
 mod japanese;
 mod models;
+mod pitch;
 mod pronounce;
 mod spoken;
+mod squeeze;
 mod sys;
 
 pub use aligner::{
@@ -48,4 +50,5 @@ pub use aligner::{
 };
 pub use error::{Error, Result};
 pub use g2p::G2p;
+pub use pitch::{PITCH_HOP_S, Pitch};
 pub use spoken::spoken_words;

@@ -43,6 +43,7 @@ mod on_voice;
 mod refine;
 mod speech;
 mod stream;
+mod sung;
 mod transcriber;
 mod vad;
 mod vocab;

@@ -275,8 +275,10 @@ mod tests {
         let sound = crate::speech::speech_regions(&samples, &crate::speech::GateParams::default());
         // Silero hears a voice in a seventh of this song: the sound is taken instead.
         let stretches = voiced_stretches(Some(&voice.regions), &sound, total_s, lyrics.len());
+        // As a transcription finds it: the song is sung, and its words aligned as sung.
+        assert!(crate::sung::singing(&samples, &voice).sung);
         let aligner = caption_align::Aligner::open_installed().unwrap();
-        let english = aligner.language("en").unwrap();
+        let english = aligner.language("en").unwrap().sung();
         // What placing the words on whisper's (empty) transcript gives: all over the input.
         let mut words: Vec<Word> = lyrics.iter().map(|&w| Word::new(0.0, 0.0, w)).collect();
         assert!(lay_on_voice(
@@ -321,7 +323,8 @@ mod tests {
         let within = onsets.iter().filter(|e| **e <= 0.3).count() as f64 / onsets.len() as f64;
         let mean = onsets.iter().sum::<f64>() / onsets.len() as f64;
         eprintln!("laid on the voice: onsets {within:.2} within 0.3 s, mean {mean:.3} s");
-        assert!(within >= 0.6, "{within:.2} within 0.3 s, mean {mean:.3} s");
+        // 82 % within 0.3 s and 0.24 s mean aligned as sung (80 % and 0.21 s as speech).
+        assert!(within >= 0.75, "{within:.2} within 0.3 s, mean {mean:.3} s");
     }
 
     fn region(start_s: f64, end_s: f64) -> Region {

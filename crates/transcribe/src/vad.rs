@@ -171,6 +171,36 @@ impl Voice {
             .any(|f| self.frames.get(f).is_some_and(|&p| p >= THRESHOLD))
     }
 
+    /// Whether the frame holding `t_s` is speech.
+    pub(crate) fn speech_at(&self, t_s: f64) -> bool {
+        let frame = (t_s / FRAME_S).floor().max(0.0) as usize;
+        self.frames.get(frame).is_some_and(|&p| p >= THRESHOLD)
+    }
+
+    /// Takes `more` (in time order) for voice too: its stretches join the regions, and its
+    /// frames are speech.
+    pub(crate) fn widen(&mut self, more: &[Region]) {
+        for region in more {
+            let first = (region.start_s / FRAME_S).floor().max(0.0) as usize;
+            let last = ((region.end_s / FRAME_S).ceil() as usize).min(self.frames.len());
+            for p in self.frames.get_mut(first..last).into_iter().flatten() {
+                *p = p.max(THRESHOLD);
+            }
+        }
+        let mut all: Vec<Region> = self.regions.iter().chain(more).copied().collect();
+        all.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+        let mut merged: Vec<Region> = Vec::with_capacity(all.len());
+        for region in all {
+            match merged.last_mut() {
+                Some(last) if region.start_s <= last.end_s => {
+                    last.end_s = last.end_s.max(region.end_s);
+                }
+                _ => merged.push(region),
+            }
+        }
+        self.regions = merged;
+    }
+
     /// How far the bed of `samples` lies under the voice, in dB: the median power of the
     /// frames with no speech against the mean power of those with speech. `None` without
     /// frames of both kinds.

@@ -19,6 +19,7 @@ use crate::models;
 use crate::on_voice;
 use crate::refine::{self, Signal};
 use crate::speech::{self, GateParams, Region, SAMPLE_RATE_HZ, round_ms};
+use crate::sung;
 use crate::transcriber::{TranscribeOptions, Transcriber, Transcript};
 use crate::vad::{self, VAD_MODEL_FILE, Vad};
 use crate::words::{self, RawWord, Token};
@@ -420,6 +421,10 @@ impl WhisperTranscriber {
             .as_ref()
             .map(|vad| vad.voice(samples))
             .transpose()?;
+        let singing = voice
+            .as_ref()
+            .map(|voice| sung::singing(samples, voice))
+            .unwrap_or_default();
         tracing::debug!(
             elapsed_s = vad_started.elapsed().as_secs_f64(),
             "voice activity"
@@ -512,17 +517,24 @@ impl WhisperTranscriber {
                 &self.tuning.align,
             ));
         }
-        let signal = Signal { sound, voice };
+        let signal = Signal {
+            sound,
+            voice,
+            singing,
+        };
         let words = words::join_leaning_words(words::split_unspaced_words(words));
         Ok((words, language, signal))
     }
 
-    /// The aligner for words of `language`, when there is one and it aligns that language.
-    fn language_aligner(&self, language: Option<&str>) -> Option<LanguageAligner<'_>> {
-        self.aligner
+    /// The aligner for words of `language`, when there is one and it aligns that language;
+    /// for sung words when `sung`.
+    fn language_aligner(&self, language: Option<&str>, sung: bool) -> Option<LanguageAligner<'_>> {
+        let aligner = self
+            .aligner
             .as_deref()
             .zip(language)
-            .and_then(|(aligner, language)| aligner.language(language))
+            .and_then(|(aligner, language)| aligner.language(language))?;
+        Some(if sung { aligner.sung() } else { aligner })
     }
 
     /// The aligner's times for the words, on up to the options' threads, in the languages it
@@ -537,7 +549,7 @@ impl WhisperTranscriber {
         drop_unfit: bool,
         options: &TranscribeOptions,
     ) {
-        if let Some(aligner) = self.language_aligner(language) {
+        if let Some(aligner) = self.language_aligner(language, signal.singing.sung) {
             let started = std::time::Instant::now();
             let failed = refine::refine(
                 &aligner,
@@ -600,7 +612,7 @@ impl Transcriber for WhisperTranscriber {
         if let GivenText::Plain(text) = text
             && given::heard_share(text, &heard) < on_voice::HEARD_LITTLE
         {
-            let aligner = self.language_aligner(language);
+            let aligner = self.language_aligner(language, signal.singing.sung);
             on_voice::lay_on_voice(aligner.as_ref(), samples, &mut words, &voiced);
         }
         // Cues may run past the audio; words are kept inside it. (`max`/`min`, not `clamp`:

@@ -532,10 +532,11 @@ fn a_songs_lyrics_are_laid_on_the_singing_over_the_whole_song() {
     let mean = onsets.iter().sum::<f64>() / onsets.len() as f64;
     let within = onsets.iter().filter(|e| **e <= 0.3).count() as f64 / onsets.len() as f64;
     eprintln!("sung onsets: mean error {mean:.3} s, {within:.3} within 0.3 s");
-    // Where singing stands today (70 % within 0.3 s, 0.28 s mean): a note held on a vowel is
-    // longer than the speech model lets a phone be, and words start late on them.
+    // Where singing stands today (78 % within 0.3 s, 0.20 s mean; 70 % and 0.28 s before held
+    // notes were cut short for the aligner): the lines whisper did not hear are laid on the
+    // voice in one pass, and some words still start a note late. The target is 90 % / 0.15 s.
     assert!(
-        within >= 0.65 && mean <= 0.4,
+        within >= 0.75 && mean <= 0.25,
         "{within:.2} of onsets within 0.3 s, mean {mean:.3} s"
     );
 }
