@@ -11,7 +11,7 @@ use caption_testkit::dialogue::{Voice, conversation};
 
 mod support;
 
-use support::{captions, ffmpeg, h264_fast, s, stderr_of, stdout_of};
+use support::{captions, s, stderr_of, stdout_of};
 
 #[test]
 fn transcribe_labels_each_word_with_its_speaker() {
@@ -71,25 +71,10 @@ fn pixels_near(frame: &[u8], rgb: [u8; 3]) -> usize {
 #[test]
 fn burn_transcribes_with_speakers_and_colours_each() {
     let dir = tempfile::tempdir().unwrap();
-    let wav = dir.path().join("dialogue.wav");
     let dialogue =
         conversation(&[Voice::Festival("slt"), Voice::Espeak("en-us")], 2, None).unwrap();
-    dialogue.write_wav(&wav).unwrap();
     let video = dir.path().join("dialogue.mp4");
-    let args = [
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "color=c=gray:s=270x480:r=25",
-            "-i",
-            s(&wav),
-        ][..],
-        &h264_fast(),
-        &["-c:a", "aac", "-shortest", s(&video)],
-    ]
-    .concat();
-    ffmpeg(&args);
+    dialogue.write_video(&video, 270, 480).unwrap();
     let style = dir.path().join("two.json");
     std::fs::write(
         &style,

@@ -56,17 +56,8 @@ fn a_dialogue_gets_its_speakers_and_their_colours() {
     let dir = tempfile::tempdir().unwrap();
     let dialogue =
         conversation(&[Voice::Festival("slt"), Voice::Festival("kal")], 4, None).unwrap();
-    let wav = dir.path().join("dialogue.wav");
-    dialogue.write_wav(&wav).unwrap();
     let video = dir.path().join("dialogue.mp4");
-    let picture = format!("color=c=gray:s={W}x{H}:r=25");
-    let args = [
-        &["-f", "lavfi", "-i", &picture, "-i", wav.to_str().unwrap()][..],
-        caption_testkit::media::H264_FAST,
-        &["-c:a", "aac", "-shortest", video.to_str().unwrap()],
-    ]
-    .concat();
-    caption_testkit::media::ffmpeg(&args).unwrap();
+    dialogue.write_video(&video, W, H).unwrap();
 
     let captioner = Captioner::builder().model("tiny.en").build().unwrap();
     let task = Task::default().language("en");

@@ -112,6 +112,23 @@ impl Conversation {
         write_wav_16k(path, &pcm)
     }
 
+    /// Writes the samples as the sound of an H.264 + AAC video at `path` (a `width` × `height`
+    /// gray picture at 25 fps, [`H264_FAST`](crate::media::H264_FAST)), as long as the sound.
+    pub fn write_video(&self, path: &Path, width: u32, height: u32) -> anyhow::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let wav = dir.path().join("dialogue.wav");
+        self.write_wav(&wav)?;
+        let picture = format!("color=c=gray:s={width}x{height}:r=25");
+        let (wav, video) = (path_str(&wav)?, path_str(path)?);
+        let args = [
+            &["-f", "lavfi", "-i", &picture, "-i", wav][..],
+            crate::media::H264_FAST,
+            &["-c:a", "aac", "-shortest", video],
+        ]
+        .concat();
+        crate::media::ffmpeg(&args).map(drop)
+    }
+
     /// The turns: each speaker's run of words, as (speaker, first word's start, last word's
     /// end) in seconds.
     pub fn turns(&self) -> Vec<(usize, f64, f64)> {
@@ -188,6 +205,12 @@ fn permute(order: &mut Vec<usize>, k: usize, visit: &mut impl FnMut(&[usize])) {
         permute(order, k + 1, visit);
         order.swap(k, i);
     }
+}
+
+/// `path` as UTF-8, for FFmpeg's arguments.
+fn path_str(path: &Path) -> anyhow::Result<&str> {
+    path.to_str()
+        .ok_or_else(|| anyhow::anyhow!("{} is not UTF-8", path.display()))
 }
 
 #[cfg(test)]
