@@ -3,15 +3,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
+use crate::SAMPLE_RATE_HZ;
 use crate::decoder::{Decoder, FRAMES_PER_S, Search};
 use crate::error::{Error, Result};
 use crate::g2p::G2p;
 use crate::models::models_dir;
 use crate::pronounce::{English, Espeak, Japanese, Mandarin, Pronounce, espeak_voice};
 use crate::squeeze::Squeezed;
-
-/// Sample rate of the audio [`Aligner::align`] takes.
-pub const SAMPLE_RATE_HZ: u32 = 16_000;
 
 /// A token of [`Aligner::align`]'s words that asks for a pause: the acoustic model's silence,
 /// at least 30 ms, between the words around it (elsewhere a silence is optional). Its span is

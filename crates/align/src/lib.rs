@@ -45,9 +45,10 @@ mod spoken;
 mod squeeze;
 mod sys;
 
-pub use aligner::{
-    Aligner, AlignerModels, LanguageAligner, MAYBE_PAUSE, PAUSE, SAMPLE_RATE_HZ, Session, Span,
-};
+/// Sample rate of the audio [`Aligner::align`] takes.
+pub const SAMPLE_RATE_HZ: u32 = 16_000;
+
+pub use aligner::{Aligner, AlignerModels, LanguageAligner, MAYBE_PAUSE, PAUSE, Session, Span};
 pub use error::{Error, Result};
 pub use g2p::G2p;
 pub use pitch::{PITCH_HOP_S, Pitch};

@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use crate::aligner::SAMPLE_RATE_HZ;
+use crate::SAMPLE_RATE_HZ;
 
 const SAMPLE_RATE: usize = SAMPLE_RATE_HZ as usize;
 

@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use crate::aligner::SAMPLE_RATE_HZ;
+use crate::SAMPLE_RATE_HZ;
 use crate::pitch::Pitch;
 
 /// Kept of a held note at each end, seconds: the vowel's onset after the consonant before it,

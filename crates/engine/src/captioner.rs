@@ -433,9 +433,7 @@ impl Captioner {
         // A given text is matched against what is heard in the whole input at once.
         let samples = caption_media::decode_audio_16k_mono(media.as_ref())?;
         let mut words = transcriber.align_text(&samples, text, &options)?.words;
-        if let Some(count) = task.speaker_count() {
-            crate::speakers::label(self.diarizer()?.as_ref(), &samples, &mut words, count)?;
-        }
+        self.label_speakers_in(&samples, &mut words, task)?;
         Ok(words)
     }
 

@@ -39,15 +39,28 @@ impl Captioner {
         if words.is_empty() {
             return Ok(());
         }
-        let diarizer = self.diarizer()?;
         let samples = caption_media::decode_audio_16k_mono(media)?;
-        label(&diarizer, &samples, words, count)
+        label(&*self.diarizer()?, &samples, words, count)
+    }
+
+    /// As [`Captioner::label_speakers`], on `samples`, the words' audio already decoded
+    /// (16 kHz mono).
+    pub(crate) fn label_speakers_in(
+        &self,
+        samples: &[f32],
+        words: &mut [Word],
+        task: &Task,
+    ) -> Result<()> {
+        match task.speaker_count() {
+            Some(count) if !words.is_empty() => label(&*self.diarizer()?, samples, words, count),
+            _ => Ok(()),
+        }
     }
 }
 
 /// Sets each word's `speaker` to "S1", "S2", … (in order of first speech) from `samples`, the
 /// words' 16 kHz mono audio.
-pub(crate) fn label(
+fn label(
     diarizer: &Diarizer,
     samples: &[f32],
     words: &mut [Word],
