@@ -14,6 +14,14 @@
 //! folder, held with `flock`: a run holds the files of the cores it uses, takes what is free
 //! (waiting for one when none is), and the kernel gives the locks back if the process dies. When
 //! the folder cannot be used the in-process budget still holds; a run never fails for it.
+//!
+//! Runs take cores one piece at a time, so a process that has just given its cores back asks
+//! again at once. `flock` is not fair: a waiter woken by a release loses the race to that
+//! process's next ask, and under two busy services another process waited 17 minutes for a core.
+//! So cores are taken only through a turnstile, one more lock file: a run holds it while it
+//! looks for free cores (and while it waits for one), and lets it go once it has them. A process
+//! that asks again queues behind the waiter that holds the turnstile, which gets the next core
+//! given back.
 
 use std::fs::File;
 use std::path::PathBuf;
@@ -136,12 +144,15 @@ fn make_shared_folder(folder: &std::path::Path) -> std::io::Result<()> {
 }
 
 fn open_core_file(folder: &std::path::Path, core: usize) -> std::io::Result<File> {
-    let path = folder.join(format!("core-{core}.lock"));
+    open_lock_file(&folder.join(format!("core-{core}.lock")))
+}
+
+fn open_lock_file(path: &std::path::Path) -> std::io::Result<File> {
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(&path)?;
+        .open(path)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -157,9 +168,31 @@ fn open_core_file(folder: &std::path::Path, core: usize) -> std::io::Result<File
 }
 
 /// Locks up to `wanted` of the machine's `total` core files: every one that is free, or, when
-/// none is, waits for one (starting at a place that depends on the process, so that waiters
-/// spread over the cores) and then takes whatever else has become free.
+/// none is, waits for one and then takes whatever else has become free. Only the holder of the
+/// turnstile looks, so a waiter is served before anyone who asks after it.
 fn take_machine_cores(
+    folder: &std::path::Path,
+    total: usize,
+    wanted: usize,
+) -> std::io::Result<Vec<File>> {
+    let turnstile = open_lock_file(&folder.join("turnstile.lock"))?;
+    turnstile.lock()?;
+    let mut pause = std::time::Duration::from_millis(1);
+    loop {
+        let held = take_free_cores(folder, total, wanted)?;
+        if !held.is_empty() {
+            // Dropping the turnstile lets the next waiter look.
+            return Ok(held);
+        }
+        // Nobody else may take a core while the turnstile is held here, so a core given back
+        // stays free until this loop sees it; looking every few milliseconds costs nothing.
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Every free core file, up to `wanted`, locked without waiting.
+fn take_free_cores(
     folder: &std::path::Path,
     total: usize,
     wanted: usize,
@@ -167,28 +200,13 @@ fn take_machine_cores(
     let mut held = Vec::with_capacity(wanted);
     for core in 0..total {
         if held.len() == wanted {
-            return Ok(held);
+            break;
         }
         let file = open_core_file(folder, core)?;
         match file.try_lock() {
             Ok(()) => held.push(file),
             Err(std::fs::TryLockError::WouldBlock) => {}
             Err(std::fs::TryLockError::Error(error)) => return Err(error),
-        }
-    }
-    if held.is_empty() {
-        let first = std::process::id() as usize % total;
-        let file = open_core_file(folder, first)?;
-        file.lock()?;
-        held.push(file);
-        for core in (0..total).filter(|&core| core != first) {
-            if held.len() == wanted {
-                break;
-            }
-            let file = open_core_file(folder, core)?;
-            if file.try_lock().is_ok() {
-                held.push(file);
-            }
         }
     }
     Ok(held)
@@ -292,6 +310,60 @@ mod tests {
         assert_eq!(
             *budget().free.lock().unwrap_or_else(|e| e.into_inner()),
             total
+        );
+    }
+
+    #[test]
+    fn a_waiter_is_served_while_others_keep_asking() {
+        let _serial = serial();
+        let folder = lock_folder().expect("lock folder");
+        let total = budget().total;
+        // One busy "process" per core (flock locks belong to the open file, so each thread's
+        // files stand for another process): it holds its core for a piece, computing, gives it
+        // back and asks again at once, as a service transcribing one piece after another does.
+        // A waiter woken by the release then finds no idle core to run on before the releaser
+        // asks again.
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let pieces = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let busy: Vec<_> = (0..total)
+            .map(|_| {
+                let stop = std::sync::Arc::clone(&stop);
+                let pieces = std::sync::Arc::clone(&pieces);
+                std::thread::spawn(move || {
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        let held = take_machine_cores(folder, total, 1).expect("take a core");
+                        // Busy while it holds the core, as whisper's threads are.
+                        let piece = std::time::Instant::now();
+                        while piece.elapsed() < std::time::Duration::from_millis(20) {
+                            std::hint::spin_loop();
+                        }
+                        drop(held);
+                        pieces.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                })
+            })
+            .collect();
+        while pieces.load(std::sync::atomic::Ordering::Relaxed) < 2 * total {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let asked_at = pieces.load(std::sync::atomic::Ordering::Relaxed);
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            let held = take_machine_cores(folder, total, 1).expect("take a core");
+            sender.send(held.len()).ok();
+        });
+        let served = receiver.recv_timeout(std::time::Duration::from_secs(60));
+        let pieces_before = pieces.load(std::sync::atomic::Ordering::Relaxed) - asked_at;
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for thread in busy {
+            thread.join().ok();
+        }
+        waiter.join().ok();
+        assert_eq!(served, Ok(1), "starved while others kept taking the cores");
+        // Served at one of the next cores given back, not after others asked again many times.
+        assert!(
+            pieces_before <= 10 * total,
+            "{pieces_before} pieces went to others after the waiter asked"
         );
     }
 
