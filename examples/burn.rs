@@ -5,11 +5,13 @@
 //! WORDS.json is an array of words (`start`, `end`, `word`, `punctuated_word`), TEMPLATE the id
 //! of a built-in template (`captions templates` lists them). The output container follows
 //! OUTPUT's extension. Environment: `BURN_PRESET` and `BURN_CRF` (x264, default veryfast / 20),
-//! `BURN_THREADS` (x264 threads, default 0: x264 chooses). Used by scripts/bench-burn.
+//! `BURN_THREADS` (x264 threads, default 0: x264 chooses), `BURN_REFRAME` (`9:16`, `1:1` or
+//! `4:5`: the output cropped to that shape around the speaker's face). Used by
+//! scripts/bench-burn.
 
 #![allow(clippy::print_stdout, reason = "an example program reports on stdout")]
 
-use caption_engine::{BurnOptions, Captioner, Task, Word};
+use caption_engine::{BurnOptions, Captioner, Reframe, Task, Word};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,6 +32,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if let Ok(threads) = std::env::var("BURN_THREADS") {
         options.encoder_threads = threads.parse()?;
+    }
+    if let Ok(shape) = std::env::var("BURN_REFRAME") {
+        let reframe = Reframe::from_wire(&shape).ok_or("BURN_REFRAME: 9:16, 1:1 or 4:5")?;
+        options = options.with_reframe(Some(reframe));
     }
     let report = captioner.burn_with(input, output, &words, &config, &options, &Task::default())?;
     println!(

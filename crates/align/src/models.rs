@@ -1,13 +1,5 @@
 //! Where the models are installed.
 
-use std::path::PathBuf;
-
 /// The models folder: `$CAPTIONS_MODELS`, else `~/.cache/caption-engine/models` (where the
 /// whisper models are too).
-pub(crate) fn models_dir() -> Option<PathBuf> {
-    let non_empty = |name| std::env::var_os(name).filter(|value| !value.is_empty());
-    match non_empty("CAPTIONS_MODELS") {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => Some(PathBuf::from(non_empty("HOME")?).join(".cache/caption-engine/models")),
-    }
-}
+pub(crate) use caption_core::models_dir;

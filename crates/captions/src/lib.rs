@@ -72,8 +72,9 @@
 
 pub use caption_engine::{
     BurnOptions, BurnReport, Cancel, Captioner, CaptionerBuilder, Color, Config, ConfigPatch,
-    Error, ErrorCode, GivenText, LayerFormat, LayerReport, PreviewFrame, Progress, Result,
-    SpeakerCount, Stage, Task, Template, TemplateSummary, Transcriber, ValidationErrors, Word,
+    CropKey, CropPath, Error, ErrorCode, GivenText, LayerFormat, LayerReport, PreviewFrame,
+    Progress, Reframe, Result, SpeakerCount, Stage, Task, Template, TemplateSummary, Transcriber,
+    ValidationErrors, Word,
 };
 
 /// Subtitle files: SRT, WebVTT and ASS in and out, by subtitle practice

@@ -192,6 +192,15 @@ enum Command {
         /// sound and picture. With --transcribe, the fillers are kept in the transcript first.
         #[arg(long, conflicts_with = "overlay_only")]
         cut_fillers: bool,
+        /// Crop the video to this shape (9:16, 1:1 or 4:5), following the face of whoever
+        /// speaks like a camera operator; the captions are laid out for the cropped frame.
+        #[arg(
+            long,
+            value_name = "9:16|1:1|4:5",
+            value_parser = media_cmds::parse_reframe,
+            conflicts_with = "overlay_only"
+        )]
+        reframe: Option<caption_engine::Reframe>,
         /// Cores to use for transcribing, drawing and encoding; 0 (the default) uses them all,
         /// shared with other transcriptions running on this machine.
         #[arg(long, env = "CAPTIONS_THREADS", default_value_t = 0)]
@@ -421,6 +430,7 @@ fn main() -> ExitCode {
             overlay_only,
             cut_pauses,
             cut_fillers,
+            reframe,
             threads,
             templates_dir,
         } => media_cmds::burn(&media_cmds::BurnArgs {
@@ -440,6 +450,7 @@ fn main() -> ExitCode {
             overlay_only,
             cut_pauses,
             cut_fillers,
+            reframe,
             threads,
             templates_dir: templates_dir.as_deref(),
         }),

@@ -299,6 +299,8 @@ pub struct BurnArgs<'a> {
     pub cut_pauses: Option<f32>,
     /// Fillers are cut (`cutFillers`, or the config's).
     pub cut_fillers: bool,
+    /// The output cropped to this shape, following the speaker's face.
+    pub reframe: Option<caption_engine::Reframe>,
     /// Cores; 0: every core.
     pub threads: usize,
     pub templates_dir: Option<&'a Path>,
@@ -409,6 +411,7 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
         .with_preset(args.preset)
         .with_crf(args.crf)
         .with_keep_hdr(args.keep_hdr)
+        .with_reframe(args.reframe)
         .with_cancel(working.burn_cancel())
         .with_progress(move |f| report.set_position((f * 100.0).round() as u64));
     let started = Instant::now();
@@ -460,8 +463,15 @@ pub fn burn(args: &BurnArgs<'_>) -> Result<ExitCode> {
     } else {
         String::new()
     };
+    let reframed = match args.reframe {
+        Some(shape) => format!(
+            ", reframed {shape} to {}x{}",
+            result.display_width, result.display_height
+        ),
+        None => String::new(),
+    };
     eprintln!(
-        "{} → {} ({} frames, {} words{cut}, {:.1} s)",
+        "{} → {} ({} frames, {} words{cut}{reframed}, {:.1} s)",
         args.video.display(),
         args.output.display(),
         result.frames,
@@ -539,6 +549,16 @@ fn sheet_path(first: &Path, k: usize) -> std::path::PathBuf {
         .and_then(|s| s.to_str())
         .unwrap_or("sheet");
     first.with_file_name(format!("{stem}-{}.png", k + 1))
+}
+
+/// `--reframe`'s shapes, as the generate request spells them.
+pub fn parse_reframe(s: &str) -> Result<caption_engine::Reframe, String> {
+    caption_engine::Reframe::from_wire(s.trim()).ok_or_else(|| {
+        format!(
+            "{s:?}: must be one of {}",
+            caption_engine::Reframe::NAMES.join(", ")
+        )
+    })
 }
 
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {

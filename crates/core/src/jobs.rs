@@ -50,6 +50,38 @@ wire_enum!(
 );
 
 wire_enum!(
+    /// The shape of a reframed video, width:height: the input is cropped to it around the face
+    /// of whoever is speaking, and the captions are laid out for the cropped frame.
+    Reframe {
+        /// Vertical video, for Shorts, Reels and TikTok.
+        Vertical = "9:16",
+        /// Square.
+        Square = "1:1",
+        /// Portrait, for feed posts.
+        Portrait = "4:5",
+    }
+);
+
+/// Why `reframe` goes with the `video` output only.
+pub(crate) const RULE_REFRAME_OUTPUT: &str =
+    "needs \"output\": \"video\" (a caption layer keeps the input's frame)";
+
+impl Reframe {
+    /// The ratio as (width, height).
+    ///
+    /// ```
+    /// assert_eq!(caption_core::Reframe::Vertical.ratio(), (9, 16));
+    /// ```
+    pub fn ratio(self) -> (u32, u32) {
+        match self {
+            Self::Vertical => (9, 16),
+            Self::Square => (1, 1),
+            Self::Portrait => (4, 5),
+        }
+    }
+}
+
+wire_enum!(
     /// What `POST /generate` writes.
     OutputKind {
         /// The input video with the captions burned in (MP4).
@@ -171,6 +203,11 @@ pub struct GenerateRequest {
     #[serde(default)]
     #[schemars(with = "Option<OutputKind>")]
     pub output: OutputKind,
+    /// Extension: crop the video to this shape (`9:16`, `1:1` or `4:5`), following the face of
+    /// whoever speaks; the captions are laid out for the cropped frame. Absent: the input's
+    /// shape. Only with the `video` output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reframe: Option<Reframe>,
 }
 
 /// Response of `POST /generate`.

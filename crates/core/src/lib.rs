@@ -45,6 +45,7 @@ mod cuts;
 mod error;
 mod filler;
 mod jobs;
+mod models;
 mod patch;
 mod problems;
 mod punctuation;
@@ -68,9 +69,10 @@ pub use cuts::{CutPlan, CutRules, Span};
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};
 pub use filler::mark_fillers;
 pub use jobs::{
-    CreateJobResponse, GenerateRequest, GenerateResponse, JobError, JobStatus, OutputKind,
+    CreateJobResponse, GenerateRequest, GenerateResponse, JobError, JobStatus, OutputKind, Reframe,
     TranscriptRequest, TranscriptResult, TranscriptTask, UploadDescriptor,
 };
+pub use models::models_dir;
 pub use patch::{ColorsPatch, ConfigPatch, ModesPatch, SizesPatch};
 pub use problems::{ValidationError, ValidationErrors};
 pub use punctuation::{bare_word, is_punctuation};

@@ -15,7 +15,7 @@ use crate::config::{
     CapitalizationType, Color, ColorSet, Config, DisplayEmojis, DisplayMode, DisplayWords,
     EffectMode, EffectType, Emphasis, Position, SpokenMode,
 };
-use crate::jobs::{GenerateRequest, OutputKind, TranscriptRequest, TranscriptTask};
+use crate::jobs::{GenerateRequest, OutputKind, Reframe, TranscriptRequest, TranscriptTask};
 use crate::patch::{ColorsPatch, ConfigPatch, ModesPatch, SizesPatch};
 use crate::problems::ValidationErrors;
 use crate::rules::{self, IntegerRange, NumberRange, RULE_CHANNEL, channel_from_f64};
@@ -698,7 +698,11 @@ pub fn check_generate_request(value: &Value, unknown: UnknownFields) -> Findings
     let output = w
         .wire_enum(map, "", "output", OutputKind::NAMES, OutputKind::from_wire)
         .unwrap_or_default();
+    let reframe = w.wire_enum(map, "", "reframe", Reframe::NAMES, Reframe::from_wire);
     if output != OutputKind::Video {
+        if reframe.is_some() {
+            w.fail("reframe", crate::jobs::RULE_REFRAME_OUTPUT);
+        }
         // A caption layer is laid over the uncut video in an editor.
         let rule = "cannot be used with an overlay output (a caption layer keeps the input's \
                     timeline); cut in the editor, or ask for \"output\": \"video\"";
@@ -715,6 +719,7 @@ pub fn check_generate_request(value: &Value, unknown: UnknownFields) -> Findings
         config,
         template_id,
         output,
+        reframe,
     });
     Findings {
         value: request.filter(|_| w.errors.is_empty()),

@@ -158,6 +158,7 @@ impl CaptionerBuilder {
                 catalog,
                 transcriber,
                 diarizer: OnceLock::new(),
+                face_detector: OnceLock::new(),
             }),
         })
     }
@@ -172,6 +173,7 @@ struct Inner {
     catalog: Catalog,
     transcriber: OnceLock<Arc<dyn Transcriber>>,
     diarizer: OnceLock<Arc<caption_speakers::Diarizer>>,
+    face_detector: OnceLock<Arc<caption_faces::FaceDetector>>,
 }
 
 /// Captions for local files: words from speech, words timed on a given text, captions burned
@@ -325,6 +327,11 @@ impl Captioner {
         &self.inner.diarizer
     }
 
+    /// Where the face detector is kept once loaded (see `reframe.rs`).
+    pub(crate) fn face_detector_lock(&self) -> &OnceLock<Arc<caption_faces::FaceDetector>> {
+        &self.inner.face_detector
+    }
+
     /// Checks `lang` against the model without loading it where the name tells: English-only
     /// models (`*.en`) take only `auto` and `en`.
     pub(crate) fn check_language(&self, lang: &str, translate: bool) -> Result<()> {
@@ -462,7 +469,10 @@ impl Captioner {
         self.burn_with(input, output, words, style, &BurnOptions::default(), task)
     }
 
-    /// [`Captioner::burn`] with encoder settings (x264 preset, quality).
+    /// [`Captioner::burn`] with encoder settings (x264 preset, quality) and, with
+    /// [`BurnOptions::reframe`], at another aspect ratio: the window of each frame kept follows
+    /// the face of whoever speaks ([`Captioner::plan_reframe`]), and the captions are laid out
+    /// for the window.
     ///
     /// # Errors
     ///
@@ -477,15 +487,24 @@ impl Captioner {
         task: &Task,
     ) -> Result<BurnReport> {
         let input = input.as_ref();
+        let mut options = Cow::Borrowed(options);
+        if let Some(reframe) = options.reframe
+            && options.crop.is_none()
+        {
+            let cancel = task.cancel_flag().or_else(|| options.cancel.clone());
+            let crop = self.reframe_path(input, words, reframe, cancel)?;
+            options = Cow::Owned(options.into_owned().with_crop(crop));
+        }
         let plan = self.plan_cuts(input, words, style)?;
         let (words, options) = if plan.is_empty() {
-            (Cow::Borrowed(words), Cow::Borrowed(options))
+            (Cow::Borrowed(words), options)
         } else {
             let cuts = plan.cuts().iter().map(|c| (c.start_s, c.end_s));
-            let options = options.clone().with_cuts(cuts);
+            let options = options.into_owned().with_cuts(cuts);
             (Cow::Owned(plan.retime(words)), Cow::Owned(options))
         };
-        let source = self.caption_source(input, &words, style)?;
+        let window = options.crop.as_ref().map(|c| (c.width(), c.height()));
+        let source = self.caption_source(input, &words, style, window)?;
         let options = self.media_options(&options, task);
         Ok(caption_media::burn(
             input,
@@ -584,7 +603,13 @@ impl Captioner {
                  burn the captions instead, or cut in the editor",
             ));
         }
-        let source = self.caption_source(input, words, style)?;
+        if options.reframe.is_some() || options.crop.is_some() {
+            return Err(Error::invalid(
+                "reframe",
+                "a caption layer keeps the input's frame for an editor; burn the captions to reframe",
+            ));
+        }
+        let source = self.caption_source(input, words, style, None)?;
         let options = self.media_options(options, task);
         Ok(caption_media::write_layer(
             input,
@@ -639,12 +664,14 @@ impl Captioner {
         Ok(regions)
     }
 
-    /// The renderer of `words` in `style` for `input`'s display size.
+    /// The renderer of `words` in `style` for `input`'s display size, or for `window`'s (width,
+    /// height) when the burn keeps a window of each frame.
     fn caption_source(
         &self,
         input: &Path,
         words: &[Word],
         style: &Config,
+        window: Option<(u32, u32)>,
     ) -> Result<CaptionSource> {
         let info = caption_media::probe(input)?;
         let video = match &info.video {
@@ -670,7 +697,8 @@ impl Captioner {
             }
             .into());
         }
-        let frame = FrameSize::new(video.display_width, video.display_height);
+        let (width, height) = window.unwrap_or((video.display_width, video.display_height));
+        let frame = FrameSize::new(width, height);
         let fonts = Arc::new(SystemFonts::new().map_err(caption_error)?);
         let renderer = CaptionRenderer::new(words, style, frame, fonts).map_err(caption_error)?;
         Ok(CaptionSource::new(renderer))
@@ -697,6 +725,19 @@ impl Captioner {
         }
         options
     }
+}
+
+/// The model kept in `lock`, loaded by `load` on first use (two threads may both load it the
+/// first time; one copy is kept).
+pub(crate) fn loaded_once<T>(
+    lock: &OnceLock<Arc<T>>,
+    load: impl FnOnce() -> Result<T>,
+) -> Result<Arc<T>> {
+    if let Some(loaded) = lock.get() {
+        return Ok(Arc::clone(loaded));
+    }
+    let loaded = Arc::new(load()?);
+    Ok(Arc::clone(lock.get_or_init(|| loaded)))
 }
 
 /// `None` when the font family is installed; otherwise the rule a style naming it breaks, with

@@ -41,6 +41,9 @@ pub enum Error {
     /// Telling speakers apart.
     #[error(transparent)]
     Speakers(#[from] caption_speakers::Error),
+    /// Finding faces and planning a reframe.
+    #[error(transparent)]
+    Faces(#[from] caption_faces::Error),
     /// Object storage.
     #[cfg(feature = "service")]
     #[error(transparent)]
@@ -98,6 +101,9 @@ impl Error {
             Self::Transcribe(e) => e.code(),
             Self::Speakers(caption_speakers::Error::ModelMissing { .. }) => ErrorCode::ModelMissing,
             Self::Speakers(_) => ErrorCode::Internal,
+            Self::Faces(caption_faces::Error::ModelMissing { .. }) => ErrorCode::ModelMissing,
+            Self::Faces(caption_faces::Error::BadFraming { .. }) => ErrorCode::InvalidRequest,
+            Self::Faces(_) => ErrorCode::Internal,
             // What the engine reads from storage is the caller's input (an upload, a job's
             // words), so a missing object is a missing input.
             #[cfg(feature = "service")]
@@ -123,6 +129,9 @@ impl Error {
             // Backend details (hosts, addresses) go to the log.
             ErrorCode::StorageUnavailable => "storage is unavailable; retry later".to_owned(),
             ErrorCode::DiskFull => "the server's disk is full; retry later".to_owned(),
+            ErrorCode::ModelMissing if matches!(self, Self::Faces(_)) => {
+                "the face detector is not installed on the server".to_owned()
+            }
             ErrorCode::ModelMissing => "the speech model is not installed on the server".to_owned(),
             _ => match self {
                 // Paths of server-side temporary files mean nothing to the client.

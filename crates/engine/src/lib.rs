@@ -33,6 +33,7 @@ mod captioner;
 mod error;
 mod overlay;
 mod preview;
+mod reframe;
 #[cfg(feature = "service")]
 mod service;
 mod speakers;
@@ -51,9 +52,9 @@ pub use task::{Cancel, Progress, Stage, Task};
 
 pub use caption_core::Span as CutSpan;
 pub use caption_core::{
-    Color, Config, ConfigPatch, Cue, CutPlan, CutRules, ErrorCode, ExportOptions, SpeakerCount,
-    SubtitleError, SubtitleFormat, Template, TemplateSummary, ValidationErrors, Word,
+    Color, Config, ConfigPatch, Cue, CutPlan, CutRules, ErrorCode, ExportOptions, Reframe,
+    SpeakerCount, SubtitleError, SubtitleFormat, Template, TemplateSummary, ValidationErrors, Word,
     cues_to_words, export_words, import_words, parse_cues,
 };
-pub use caption_media::{BurnOptions, BurnReport, LayerFormat, LayerReport};
+pub use caption_media::{BurnOptions, BurnReport, CropKey, CropPath, LayerFormat, LayerReport};
 pub use caption_transcribe::{GivenText, Transcriber};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use caption_core::{SpeakerCount, Word};
 use caption_speakers::{Diarizer, WordSpan};
 
-use crate::captioner::Captioner;
+use crate::captioner::{Captioner, loaded_once};
 use crate::task::Task;
 use crate::{Error, Result};
 
@@ -17,12 +17,7 @@ impl Captioner {
     ///
     /// [`ErrorCode::ModelMissing`](crate::ErrorCode::ModelMissing) when it is not installed.
     pub(crate) fn diarizer(&self) -> Result<Arc<Diarizer>> {
-        let lock = self.diarizer_lock();
-        if let Some(loaded) = lock.get() {
-            return Ok(Arc::clone(loaded));
-        }
-        let loaded = Arc::new(Diarizer::open_installed()?);
-        Ok(Arc::clone(lock.get_or_init(|| loaded)))
+        loaded_once(self.diarizer_lock(), || Ok(Diarizer::open_installed()?))
     }
 
     /// Gives `words` their speakers when `task` asks for them, decoding `media`'s audio again

@@ -124,6 +124,7 @@ async fn idle_workers_leave_the_slots_to_requests() {
         config: caption_core::ConfigPatch::default(),
         template_id: None,
         output: OutputKind::Video,
+        reframe: None,
     };
     for n in 0..12 {
         tokio::time::sleep(Duration::from_millis(75)).await;

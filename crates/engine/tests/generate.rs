@@ -105,6 +105,7 @@ async fn captions_appear_at_word_times_in_the_generated_video() {
             config: config.clone(),
             template_id: None,
             output,
+            reframe: None,
         };
         async move {
             let url = engine.generate(request).await.unwrap().download_url;
@@ -235,6 +236,7 @@ async fn generate_refuses_unknown_files_templates_and_fonts() {
         config: parse_config_patch(&config, "config").unwrap(),
         template_id: template.map(str::to_owned),
         output: Default::default(),
+        reframe: None,
     };
     assert!(matches!(
         engine.generate(request(None, json!({}))).await,

@@ -689,6 +689,33 @@ async fn generate_errors() {
     assert_eq!(not_video.error_code(), "unreadable_input");
 }
 
+/// `reframe` takes the three shapes, and only for the burned video.
+#[tokio::test]
+async fn a_bad_reframe_is_422_naming_the_field_and_the_shapes() {
+    let h = harness();
+    for (extra, rule) in [
+        (json!({"reframe": "16:9"}), "must be one of 9:16, 1:1, 4:5"),
+        (json!({"reframe": 916}), "must be one of 9:16, 1:1, 4:5"),
+        (
+            json!({"reframe": "9:16", "output": "overlay-mov"}),
+            "needs \"output\": \"video\"",
+        ),
+    ] {
+        let mut body = json!({"input": "uploads/x/a.mp4", "words": []});
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        let refused = post_json(&h.app, "/v1/generate", &body).await;
+        assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_eq!(refused.detail_paths(), ["reframe"], "{body}");
+        let message = refused.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(message.contains(rule), "{message}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn generate_beyond_its_slots_is_429() {
     let h = harness_with(1, 1024 * 1024);

@@ -329,6 +329,7 @@ async fn core_values_and_the_service_extensions_fit() {
         config: parse_config_patch(&config, "config").unwrap(),
         template_id: Some("karaoke".into()),
         output: OutputKind::OverlayWebm,
+        reframe: None,
     };
     let mut request = serde_json::to_value(request).unwrap();
     checker.assert_fits("GenerateRequest", &request);
@@ -338,6 +339,8 @@ async fn core_values_and_the_service_extensions_fit() {
     request["output"] = json!("video");
     request["config"]["cutPausesS"] = json!(0.4);
     request["config"]["cutFillers"] = json!(true);
+    checker.assert_fits("GenerateRequest", &request);
+    request["reframe"] = json!("9:16");
     checker.assert_fits("GenerateRequest", &request);
     checker.assert_fits(
         "TranscriptRequest",

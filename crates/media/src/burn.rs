@@ -17,7 +17,7 @@ mod aac;
 mod audio;
 mod colour;
 mod cuts;
-mod decode;
+pub(crate) mod decode;
 mod encode;
 mod frame_loop;
 mod hdr_overlay;

@@ -115,6 +115,12 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A crop window handed in for a reframed burn is malformed.
+    #[error("invalid crop window: {reason}")]
+    InvalidCrop {
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A file-system operation on the output failed.
     #[error("{path}: {source}")]
     Io {
@@ -159,9 +165,10 @@ impl Error {
             Self::UnsupportedOutput { .. } => ErrorCode::InvalidRequest,
             Self::Cancelled { .. } => ErrorCode::Cancelled,
             Self::Io { source, .. } if ErrorCode::is_disk_full(source) => ErrorCode::DiskFull,
-            Self::Encode { .. } | Self::InvalidOverlay { .. } | Self::Io { .. } => {
-                ErrorCode::Internal
-            }
+            Self::Encode { .. }
+            | Self::InvalidOverlay { .. }
+            | Self::InvalidCrop { .. }
+            | Self::Io { .. } => ErrorCode::Internal,
         }
     }
 }

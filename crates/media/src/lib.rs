@@ -4,7 +4,9 @@
 //! - [`AudioReader`] / [`decode_audio_16k_mono`] turn the audio of anything FFmpeg reads into
 //!   16 kHz mono `f32` samples, the input whisper expects, streamed in chunks.
 //! - [`burn`] re-encodes a video with an [`OverlaySource`]'s pictures blended into its frames
-//!   (the caption burn-in), streaming, with frames overlaid in parallel.
+//!   (the caption burn-in), streaming, with frames overlaid in parallel; with a [`CropPath`]
+//!   it keeps a moving window of each frame (a reframe to another aspect ratio).
+//! - [`sample_frames`] hands over a few small frames a second, for a face detector.
 //!
 //! No FFmpeg type crosses this crate's public API; errors carry the path they concern.
 //!
@@ -51,6 +53,7 @@
 mod audio;
 mod blend;
 mod burn;
+mod crop;
 mod error;
 mod ff;
 mod health;
@@ -60,12 +63,15 @@ mod overlay;
 mod partial;
 mod pool;
 mod probe;
+mod sample;
 
 pub use audio::{AUDIO_SAMPLE_RATE_HZ, AudioReader, decode_audio_16k_mono};
 pub use blend::{Colorimetry, FrameMut, PlaneLayout, PreparedOverlay, YuvMatrix, blend_overlay};
 pub use burn::{AudioOutcome, BurnOptions, BurnReport, burn};
+pub use crop::{CropKey, CropPath};
 pub use error::{Error, Result};
 pub use layer::{LayerFormat, LayerReport, write_layer};
 pub use limits::{MAX_PICTURE_PIXELS, MAX_PICTURE_SIDE_PX};
 pub use overlay::{NoOverlay, Overlay, OverlaySource};
 pub use probe::{AudioInfo, MediaInfo, VideoInfo, check_output, probe};
+pub use sample::{SampleReport, SampledFrame, sample_frames};

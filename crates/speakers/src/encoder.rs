@@ -57,12 +57,7 @@ impl VoiceEncoder {
     /// Where `scripts/setup-wheel-models` installs the weights:
     /// `$CAPTIONS_MODELS/resemblyzer-ge2e.f32`, else under `~/.cache/caption-engine/models`.
     pub fn default_path() -> Result<PathBuf> {
-        let non_empty = |name| std::env::var_os(name).filter(|value| !value.is_empty());
-        let dir = match non_empty("CAPTIONS_MODELS") {
-            Some(dir) => PathBuf::from(dir),
-            None => PathBuf::from(non_empty("HOME").ok_or(Error::NoModelsDir)?)
-                .join(".cache/caption-engine/models"),
-        };
+        let dir = caption_core::models_dir().ok_or(Error::NoModelsDir)?;
         Ok(dir.join(WEIGHTS_FILE_NAME))
     }
 

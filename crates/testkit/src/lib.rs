@@ -11,7 +11,8 @@
 //! [`fuzz`] runs arbitrary and mutated input through a parser and tallies what it did.
 //! [`media`] makes videos with speech and reads their frames; [`speech`] makes speech with
 //! known word times; [`dialogue`] makes conversations of several voices with known speakers;
-//! [`upload`] plays a browser's form upload with curl.
+//! [`upload`] plays a browser's form upload with curl; [`faces`] gives a real face, and clips
+//! in which it moves along a known path.
 //!
 //! With the `service` feature: `webhook` receives a service's events, and `soak` runs
 //! clients, two service processes and a fault injector for a set time and reports what broke
@@ -29,6 +30,7 @@
 
 mod chromedriver;
 pub mod dialogue;
+pub mod faces;
 pub mod fuzz;
 pub mod media;
 mod postgres;

@@ -53,6 +53,9 @@ pub fn ffmpeg(args: &[&str]) -> anyhow::Result<Vec<u8>> {
     run("ffmpeg", &all)
 }
 
+/// FFmpeg's output arguments for raw RGB24 pictures on standard output.
+pub const RGB24_TO_STDOUT: &[&str] = &["-f", "rawvideo", "-pix_fmt", "rgb24", "-"];
+
 /// FFmpeg's output arguments for a small H.264 picture, quickly made.
 pub const H264_FAST: &[&str] = &[
     "-c:v",

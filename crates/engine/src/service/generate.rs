@@ -74,7 +74,7 @@ impl Engine {
         // Checked before a slot is taken: a bad request gets its own error, never `busy`.
         let (key, config) = self.check_generate(&request, webhook_url).await?;
         let slot = self.inner.generate_slots.try_take()?;
-        let mut options = BurnOptions::default();
+        let mut options = BurnOptions::default().with_reframe(request.reframe);
         options.progress = Some(Arc::new(slot.reporter()));
         let out_key =
             ObjectKey::new_under("outputs", &output_name(key.file_name(), request.output));
@@ -198,7 +198,7 @@ impl Engine {
         let key =
             ObjectKey::parse(&request.input).map_err(|e| Error::invalid("input", e.to_string()))?;
         let config = self.resolve_config(&request)?;
-        let mut options = BurnOptions::default();
+        let mut options = BurnOptions::default().with_reframe(request.reframe);
         let pace = slot.reporter();
         options.progress = Some(Arc::new(move |fraction: f64| {
             pace(fraction);

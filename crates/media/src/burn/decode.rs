@@ -11,20 +11,20 @@ use crate::ff;
 use crate::{Error, Result};
 
 /// The input's video stream: what the burn needs to know of it, and its decoder.
-pub(super) struct VideoInput {
-    pub(super) index: usize,
-    pub(super) time_base: Rational,
-    pub(super) avg_rate: Rational,
+pub(crate) struct VideoInput {
+    pub(crate) index: usize,
+    pub(crate) time_base: Rational,
+    pub(crate) avg_rate: Rational,
     /// One frame's duration in `time_base` units at `avg_rate`, for frames that carry none.
-    pub(super) nominal_duration: i64,
-    pub(super) rotation_cw_deg: u32,
-    pub(super) display_matrix: Option<Vec<u8>>,
-    pub(super) decoder: ffmpeg::decoder::Video,
+    pub(crate) nominal_duration: i64,
+    pub(crate) rotation_cw_deg: u32,
+    pub(crate) display_matrix: Option<Vec<u8>>,
+    pub(crate) decoder: ffmpeg::decoder::Video,
 }
 
 impl VideoInput {
     /// The best video stream of `ictx`, refused when there is none or it is a still image.
-    pub(super) fn open(ictx: &Input, input_path: &Path) -> Result<Self> {
+    pub(crate) fn open(ictx: &Input, input_path: &Path) -> Result<Self> {
         let path = || input_path.to_owned();
         let Some(stream) = ictx.streams().best(media::Type::Video) else {
             return Err(Error::NoVideo { path: path() });

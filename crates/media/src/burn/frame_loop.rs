@@ -356,6 +356,10 @@ impl<'a> Burner<'a> {
             duration = self.video.nominal_duration;
         }
         let mut frame = self.converter.convert(decoded, self.input_path)?;
+        if let Some(crop) = &self.options.crop {
+            // The window is planned on the input's timeline, before any cut moves it.
+            crop.apply(&mut frame, t_s, self.video.rotation_cw_deg)?;
+        }
         frame.set_pts(Some(pts));
         // Keep x264 free to choose frame types: a decoded frame's type would force them.
         frame.set_kind(picture::Type::None);

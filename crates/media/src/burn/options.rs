@@ -3,6 +3,10 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+use caption_core::Reframe;
+
+use crate::crop::CropPath;
+
 /// How [`burn`](fn@crate::burn) encodes, and the hooks to follow or stop it.
 #[derive(Clone)]
 #[non_exhaustive]
@@ -26,6 +30,13 @@ pub struct BurnOptions {
     /// Spans on the video's frame grid keep the output exactly in step; the overlay source is
     /// asked for the output's times. Default none.
     pub cuts: Vec<(f64, f64)>,
+    /// The output's aspect ratio when it is not the input's: caption-engine plans the crop
+    /// window that follows the speaker's face and sets [`crop`](Self::crop) from it;
+    /// [`burn`](fn@crate::burn) itself applies `crop` alone. Default none.
+    pub reframe: Option<Reframe>,
+    /// The window of each frame kept (see [`CropPath`]), before the captions are drawn: the
+    /// overlay source is asked for the window's size. Default none: the whole frame.
+    pub crop: Option<Arc<CropPath>>,
     /// Called with the fraction done (0 to 1, by presentation time) after each batch of frames.
     pub progress: Option<Arc<dyn Fn(f64) + Send + Sync>>,
     /// When raised, the burn stops soon, removes its partial output and returns
@@ -41,6 +52,8 @@ impl Default for BurnOptions {
             encoder_threads: 0,
             keep_hdr: false,
             cuts: Vec::new(),
+            reframe: None,
+            crop: None,
             progress: None,
             cancel: None,
         }
@@ -55,6 +68,8 @@ impl std::fmt::Debug for BurnOptions {
             .field("encoder_threads", &self.encoder_threads)
             .field("keep_hdr", &self.keep_hdr)
             .field("cuts", &self.cuts)
+            .field("reframe", &self.reframe)
+            .field("crop", &self.crop.as_ref().map(|c| (c.width(), c.height())))
             .field("progress", &self.progress.is_some())
             .field("cancel", &self.cancel.is_some())
             .finish()
@@ -91,6 +106,18 @@ impl BurnOptions {
     /// [`cuts`](Self::cuts).
     pub fn with_cuts(mut self, cuts: impl IntoIterator<Item = (f64, f64)>) -> Self {
         self.cuts = cuts.into_iter().collect();
+        self
+    }
+
+    /// Asks for the output at `reframe`'s aspect ratio; see [`reframe`](Self::reframe).
+    pub fn with_reframe(mut self, reframe: Option<Reframe>) -> Self {
+        self.reframe = reframe;
+        self
+    }
+
+    /// Keeps the window `crop` of each frame; see [`crop`](Self::crop).
+    pub fn with_crop(mut self, crop: CropPath) -> Self {
+        self.crop = Some(Arc::new(crop));
         self
     }
 
