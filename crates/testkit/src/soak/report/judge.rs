@@ -252,15 +252,12 @@ pub(super) fn judge_outputs(
     tally
 }
 
-/// How far either side of a moment the RSS samples that stand for it reach: one sample is one
-/// instant, high while burns are in flight and low between them (a process swung between 719
-/// and 965 MiB within one hour's samples), so the RSS at a moment is the median of the samples
-/// within a minute of it.
-const RSS_REACH_S: f64 = 60.0;
-
 /// In runs of 20 minutes or more: a process's RSS at the end of the load must be at most 110 %
-/// of its RSS at minute 10 (of the run, or of its own life when it was started again later),
-/// each the median of the samples within [`RSS_REACH_S`] of it.
+/// of its RSS at minute 10 (of the run, or of its own life when it was started again later).
+/// Both are read off the least-squares line through every sample from that minute 10 to the
+/// end. One sample is one instant, high while burns are in flight and low between them (within
+/// one hour a process swung between 399 and 563 MiB with no trend; medians of the samples within
+/// a minute of each moment still differed by 13 %): what grows without bound is a slope.
 pub(super) fn judge_rss(
     options: &SoakOptions,
     rss: &[RssSample],
@@ -290,7 +287,7 @@ pub(super) fn judge_rss(
             ));
             continue;
         }
-        if reference_s + 2.0 * RSS_REACH_S > last.t_s {
+        if reference_s + 120.0 > last.t_s {
             verdicts.push(format!(
                 "process {slot}: not judged, pid {} started at {} did not live 2 min past its minute 10 before the end",
                 last.pid,
@@ -298,26 +295,27 @@ pub(super) fn judge_rss(
             ));
             continue;
         }
-        let around = |t_s: f64| {
-            median_kib(
-                rss.iter()
-                    .filter(|s| s.process == slot && s.pid == last.pid)
-                    .filter(|s| (s.t_s - t_s).abs() <= RSS_REACH_S && s.t_s <= load_end_s)
-                    .map(|s| s.rss_kib),
-            )
-        };
-        let (reference, end) = (around(reference_s), around(last.t_s));
         #[allow(clippy::cast_precision_loss, reason = "KiB of a process")]
-        let growth = end as f64 / reference.max(1) as f64;
+        let points: Vec<(f64, f64)> = rss
+            .iter()
+            .filter(|s| s.process == slot && s.pid == last.pid)
+            .filter(|s| s.t_s >= reference_s && s.t_s <= load_end_s)
+            .map(|s| (s.t_s, s.rss_kib as f64 / 1024.0))
+            .collect();
+        let Some((reference, end)) = trend(&points, reference_s, last.t_s) else {
+            continue;
+        };
+        let growth = end / reference.max(1.0);
         let verdict = format!(
-            "process {slot} (pid {}): {} MiB around {}, {} MiB around {} ({:+.1} %; medians of the samples within {} s)",
+            "process {slot} (pid {}): {reference:.0} MiB at {}, {end:.0} MiB at {} ({:+.1} %; the least-squares line through its {} samples from {}, which ranged {:.0}-{:.0} MiB)",
             last.pid,
-            reference / 1024,
             clock_label(reference_s),
-            end / 1024,
             clock_label(last.t_s),
             (growth - 1.0) * 100.0,
-            RSS_REACH_S
+            points.len(),
+            clock_label(reference_s),
+            points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min),
+            points.iter().map(|p| p.1).fold(0.0, f64::max),
         );
         if growth > 1.10 {
             problems.push(format!("RSS grew more than 10 %: {verdict}"));
@@ -327,12 +325,66 @@ pub(super) fn judge_rss(
     verdicts
 }
 
-/// The median of `samples` (the lower middle of an even count), 0 for none.
-fn median_kib(samples: impl Iterator<Item = u64>) -> u64 {
-    let mut samples: Vec<u64> = samples.collect();
-    samples.sort_unstable();
-    samples
-        .get(samples.len().saturating_sub(1) / 2)
-        .copied()
-        .unwrap_or(0)
+/// The values at `from_s` and `to_s` of the least-squares line through `points` (time, value);
+/// `None` for fewer than two distinct times.
+fn trend(points: &[(f64, f64)], from_s: f64, to_s: f64) -> Option<(f64, f64)> {
+    #[allow(clippy::cast_precision_loss, reason = "a count of samples")]
+    let n = points.len() as f64;
+    let mean_t = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let mean_v = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let spread: f64 = points.iter().map(|p| (p.0 - mean_t).powi(2)).sum();
+    if points.len() < 2 || spread <= 0.0 {
+        return None;
+    }
+    let slope = points
+        .iter()
+        .map(|p| (p.0 - mean_t) * (p.1 - mean_v))
+        .sum::<f64>()
+        / spread;
+    let at = |t_s: f64| mean_v + slope * (t_s - mean_t);
+    Some((at(from_s), at(to_s)))
+}
+
+#[cfg(test)]
+#[allow(clippy::cast_precision_loss, reason = "sample counts")]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn samples(values: impl Fn(usize) -> u64) -> Vec<RssSample> {
+        (0..=360)
+            .map(|i| RssSample {
+                t_s: i as f64 * 10.0,
+                process: 0,
+                pid: 7,
+                rss_kib: values(i) * 1024,
+            })
+            .collect()
+    }
+
+    fn judged(rss: &[RssSample]) -> (Vec<String>, Vec<String>) {
+        let options = SoakOptions::new(Path::new("captions"));
+        let mut problems = Vec::new();
+        let verdicts = judge_rss(&options, rss, &[(0, 7, 0.0)], 3600.0, &mut problems);
+        (verdicts, problems)
+    }
+
+    #[test]
+    fn memory_that_swings_without_a_trend_is_flat() {
+        // Burns in flight: 400 to 560 MiB in bursts, the last minutes high.
+        let rss = samples(|i| if i % 7 < 3 || i > 350 { 560 } else { 400 });
+        let (verdicts, problems) = judged(&rss);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(verdicts[0].contains("MiB at +10:00"), "{verdicts:?}");
+    }
+
+    #[test]
+    fn memory_that_keeps_growing_is_a_problem() {
+        // 0.2 MiB more every 10 s under swings of 80 MiB: +13 % from minute 10 to the end.
+        let rss = samples(|i| 400 + i as u64 / 5 + if i % 2 == 0 { 80 } else { 0 });
+        let (_, problems) = judged(&rss);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].starts_with("RSS grew more than 10 %"));
+    }
 }
