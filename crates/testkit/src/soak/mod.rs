@@ -27,7 +27,8 @@
 //! `disk_full` (with `Retry-After`) during or just after a fault, or any 5xx outside one; a
 //! request still failing a minute after the faults ended; a process exiting on its own or not
 //! stopping cleanly; and, in runs of 20 minutes or more, a process's RSS at the end above 110 %
-//! of its RSS at minute 10 (both read off the least-squares line through its samples after minute 10).
+//! of its RSS at minute 10 (both read off the least-squares line through its samples from
+//! minute 10 on).
 
 mod client;
 mod clips;
