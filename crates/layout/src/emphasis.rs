@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 /// How many of a language's most frequent words count as stop words.
@@ -115,15 +115,7 @@ impl WordFrequencies {
     pub fn installed() -> &'static Self {
         static INSTALLED: OnceLock<WordFrequencies> = OnceLock::new();
         INSTALLED.get_or_init(|| {
-            let dir = std::env::var_os("CAPTIONS_MODELS")
-                .filter(|d| !d.is_empty())
-                .map(PathBuf::from)
-                .or_else(|| {
-                    std::env::var_os("HOME")
-                        .filter(|h| !h.is_empty())
-                        .map(|h| PathBuf::from(h).join(".cache/caption-engine/models"))
-                });
-            dir.map_or_else(Self::default, |d| {
+            caption_core::models_dir().map_or_else(Self::default, |d| {
                 Self::load_dir(&d.join("word-frequencies"))
             })
         })

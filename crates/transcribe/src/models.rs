@@ -159,10 +159,7 @@ fn cache_dir() -> Result<PathBuf> {
 
 /// The models folder: `$CAPTIONS_MODELS`, or `~/.cache/caption-engine/models`.
 pub fn models_dir() -> Result<PathBuf> {
-    match std::env::var_os(MODELS_DIR_ENV).filter(|d| !d.is_empty()) {
-        Some(dir) => Ok(PathBuf::from(dir)),
-        None => Ok(cache_dir()?.join("models")),
-    }
+    caption_core::models_dir().ok_or(Error::NoModelsDir)
 }
 
 /// File name of a model in the models folder (`ggml-tiny.en.bin`).
