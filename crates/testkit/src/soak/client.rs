@@ -99,6 +99,9 @@ pub(crate) struct Exchange {
     pub(crate) end_s: f64,
     /// Why there was no answer.
     pub(crate) error: String,
+    /// A bucket's 400 saying it could not read the upload's body (see
+    /// [`bucket_did_not_read_body`]): the upload is sent again.
+    pub(crate) body_unread: bool,
 }
 
 /// A transcription or background generate.
@@ -634,28 +637,39 @@ impl Client {
                 start_s,
                 end_s,
                 error: String::new(),
+                body_unread: false,
             };
             let (last, wait_s) = match answered {
                 Ok((status, retry_after, body)) => {
-                    let code = if status >= 400 {
-                        serde_json::from_slice::<Value>(&body)
+                    let code = match (status, target) {
+                        (..400, _) => String::new(),
+                        (_, Target::Service) => serde_json::from_slice::<Value>(&body)
                             .ok()
                             .and_then(|v| v["error"]["code"].as_str().map(str::to_owned))
-                            .unwrap_or_default()
-                    } else {
-                        String::new()
+                            .unwrap_or_default(),
+                        (_, Target::Url) => {
+                            crate::upload::s3_error_code(&String::from_utf8_lossy(&body)).to_owned()
+                        }
                     };
+                    let body_unread = endpoint == Endpoint::Upload
+                        && bucket_did_not_read_body(status, &String::from_utf8_lossy(&body));
                     exchange.status = Some(status);
                     exchange.code.clone_from(&code);
                     exchange.retry_after = retry_after.is_some();
+                    exchange.body_unread = body_unread;
                     lock(&self.shared.exchanges).push(exchange);
-                    let retried =
-                        status == 429 || (matches!(status, 503 | 507) && retry_after.is_some());
+                    let retried = status == 429
+                        || (matches!(status, 503 | 507) && retry_after.is_some())
+                        || body_unread;
                     if !retried {
                         return Ok(Reply { status, body, code });
                     }
-                    let wait_s = retry_after.unwrap_or(DEFAULT_RETRY_AFTER_S).clamp(1, 60);
-                    (format!("{status} {code}"), wait_s)
+                    let wait_s = retry_after.unwrap_or(if body_unread {
+                        1
+                    } else {
+                        DEFAULT_RETRY_AFTER_S
+                    });
+                    (format!("{status} {code}"), wait_s.clamp(1, 60))
                 }
                 Err(e) => {
                     let lost = !e.is_connect();
@@ -688,6 +702,20 @@ impl Client {
             tokio::time::sleep(Duration::from_secs(wait_s)).await;
         }
     }
+}
+
+/// Whether a bucket's answer says the request's body did not reach it whole: S3's 400
+/// `RequestTimeout` (the body stalled; AWS's SDKs send such a request again), and s3s-fs's 400
+/// `InvalidRequest` "failed to read file stream" (its multipart reader lost the body's stream,
+/// about one form upload in a few thousand here). Neither concerns the service: the client sends
+/// the same form again, and the report counts it.
+fn bucket_did_not_read_body(status: u16, body: &str) -> bool {
+    status == 400
+        && match crate::upload::s3_error_code(body) {
+            "RequestTimeout" => true,
+            "InvalidRequest" => body.contains("failed to read file stream"),
+            _ => false,
+        }
 }
 
 /// Why a request got no answer, in a few words.
@@ -728,5 +756,24 @@ mod tests {
             super::object_key("http://127.0.0.1:9000/soak/outputs/1f/a-captioned.mp4?X-Amz-Date=1"),
             "outputs/1f/a-captioned.mp4"
         );
+    }
+
+    #[test]
+    fn only_a_body_the_bucket_could_not_read_sends_an_upload_again() {
+        let unread = r#"<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidRequest</Code><Message>failed to read file stream</Message></Error>"#;
+        assert!(super::bucket_did_not_read_body(400, unread));
+        assert!(super::bucket_did_not_read_body(
+            400,
+            "<Error><Code>RequestTimeout</Code></Error>"
+        ));
+        // A policy the form broke, or another invalid request, is the client's to fix.
+        let policy =
+            "<Error><Code>InvalidRequest</Code><Message>policy condition failed</Message></Error>";
+        assert!(!super::bucket_did_not_read_body(400, policy));
+        assert!(!super::bucket_did_not_read_body(
+            403,
+            "<Error><Code>AccessDenied</Code></Error>"
+        ));
+        assert!(!super::bucket_did_not_read_body(500, unread));
     }
 }

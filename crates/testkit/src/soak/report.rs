@@ -225,6 +225,8 @@ pub struct SoakReport {
     busy_retries: usize,
     fault_retries: usize,
     no_answer_retries: usize,
+    /// Form uploads the bucket answered with a 400 saying it could not read the body, sent again.
+    body_unread_retries: usize,
     jobs: BTreeMap<&'static str, JobTally>,
     claimed_again: usize,
     sync_stored: usize,
@@ -380,6 +382,7 @@ pub(crate) fn build(
     // (endpoint, answer, during a fault) → (how many, the first's time)
     let mut unexpected: BTreeMap<(Endpoint, String, bool), (usize, f64)> = BTreeMap::new();
     let (mut busy_retries, mut fault_retries, mut no_answer_retries) = (0, 0, 0);
+    let mut body_unread_retries = 0;
     let mut sync_failed: BTreeMap<String, usize> = BTreeMap::new();
     for exchange in &exchanges {
         let status = exchange
@@ -404,6 +407,7 @@ pub(crate) fn build(
                 .or_default()
                 .push((exchange.end_s - exchange.start_s) * 1000.0),
             Some(429) => busy_retries += 1,
+            Some(_) if exchange.body_unread => body_unread_retries += 1,
             Some(status @ 500..) => {
                 let expected = exchange.retry_after
                     && shared.in_fault(exchange.start_s, exchange.end_s)
@@ -559,6 +563,7 @@ pub(crate) fn build(
         busy_retries,
         fault_retries,
         no_answer_retries,
+        body_unread_retries,
         jobs,
         claimed_again,
         sync_stored: outputs.iter().filter(|o| !o.asynchronous).count(),

@@ -121,8 +121,8 @@ impl SoakReport {
         }
         writeln!(
             out,
-            "  retried: {} × 429 busy (after its Retry-After), {} × 503/507 in fault windows, {} × no answer",
-            self.busy_retries, self.fault_retries, self.no_answer_retries
+            "  retried: {} × 429 busy (after its Retry-After), {} × 503/507 in fault windows, {} × no answer, {} × an upload's body the bucket could not read",
+            self.busy_retries, self.fault_retries, self.no_answer_retries, self.body_unread_retries
         )?;
 
         writeln!(out, "\nlatency of 2xx answers, ms:")?;
