@@ -26,6 +26,17 @@ pub(crate) struct Signal {
     pub(crate) singing: Singing,
 }
 
+impl Signal {
+    /// The voice, widened over the held notes when the input is sung: Silero loses the notes
+    /// held after a sung line's first syllables, and the words sung on them are voice too.
+    pub(crate) fn widened_voice(&self) -> Option<Voice> {
+        self.voice.clone().map(|mut voice| {
+            self.singing.widen_voice(&mut voice);
+            voice
+        })
+    }
+}
+
 /// A snap never leaves a word shorter than this: the aligner's shortest word (one phone of
 /// three 10 ms states).
 pub(crate) const MIN_WORD_S: f64 = 0.03;
@@ -51,13 +62,10 @@ pub(crate) fn refine(
     drop_unfit: bool,
     threads: usize,
 ) -> usize {
-    // Silero loses the notes held after a sung line's first syllables; the edges of words
-    // sung on them are no pause. (Measured on the bench's tuning songs, lyrics given: onsets
-    // within 0.3 s 90 % / mean 0.16 s on Silero's voice, 91 % / 0.11 s widened.)
-    let widened = signal.voice.clone().map(|mut voice| {
-        signal.singing.widen_voice(&mut voice);
-        voice
-    });
+    // The edges of words sung on held notes are no pause. (Measured on the bench's tuning
+    // songs, lyrics given: onsets within 0.3 s 90 % / mean 0.16 s on Silero's voice, 91 % /
+    // 0.11 s widened.)
+    let widened = signal.widened_voice();
     let voice = widened.as_ref();
     let mut unfit = Vec::new();
     let failed = align_groups(aligner, samples, words, &mut unfit, threads);
