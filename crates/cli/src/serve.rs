@@ -48,6 +48,7 @@ pub fn run(flags: Flags) -> anyhow::Result<()> {
     } else {
         None
     };
+    caption_engine::cap_arenas();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

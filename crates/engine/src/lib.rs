@@ -46,7 +46,7 @@ pub use preview::PreviewFrame;
 #[cfg(feature = "service")]
 pub use service::{
     EVENT_ID_HEADER, Engine, EngineOptions, GenerateStatus, SIGNATURE_HEADER, TranscriptionStatus,
-    WebhookOptions, WorkerPool, is_public_address, sign, verify_signature,
+    WebhookOptions, WorkerPool, cap_arenas, is_public_address, sign, verify_signature,
 };
 pub use task::{Cancel, Progress, Stage, Task};
 

@@ -5,7 +5,10 @@
 //! threads (rayon's renderers, FFmpeg's, whisper's), so after a few hundred jobs each arena
 //! can hold the high-water mark of whatever ran on it, and a service's resident memory creeps
 //! up under steady load although no job keeps anything. Trimming when a job ends hands the
-//! free pages of every arena back.
+//! free pages of every arena back; but pages that still hold a few live blocks stay, in as many
+//! arenas as threads ever ran at once (glibc allows eight a core). A process that serves caps
+//! the arenas at two a core ([`cap_arenas`]): an hour's soak with the default held a dozen
+//! arenas of 20-50 MiB each, and one process's resident memory rose 14 % from its minute 10.
 
 /// Returns the allocator's free pages to the system (every arena's, not only the main heap's).
 /// A no-op where the C library is not glibc.
@@ -21,6 +24,30 @@ pub(crate) fn give_back() {
         // time; it takes each arena's lock itself.
         unsafe {
             malloc_trim(0);
+        }
+    }
+}
+
+/// Caps glibc's malloc arenas at two a core, unless `MALLOC_ARENA_MAX` says otherwise. Call it
+/// first thing in a process that serves, before its threads start. A no-op where the C
+/// library is not glibc.
+pub fn cap_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        /// glibc's `M_ARENA_MAX` for `mallopt`.
+        const M_ARENA_MAX: std::ffi::c_int = -8;
+        unsafe extern "C" {
+            fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
+        }
+        if std::env::var_os("MALLOC_ARENA_MAX").is_some() {
+            return;
+        }
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let arenas = std::ffi::c_int::try_from(2 * cores).unwrap_or(std::ffi::c_int::MAX);
+        // SAFETY: mallopt takes two integers and no pointer; M_ARENA_MAX only bounds arenas
+        // made from now on.
+        unsafe {
+            mallopt(M_ARENA_MAX, arenas);
         }
     }
 }

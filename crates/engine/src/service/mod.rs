@@ -9,6 +9,7 @@ mod workers;
 
 pub use engine::{Engine, EngineOptions, TranscriptionStatus};
 pub use generate::GenerateStatus;
+pub use memory::cap_arenas;
 pub use webhook::{
     EVENT_ID_HEADER, SIGNATURE_HEADER, WebhookOptions, is_public_address, sign, verify_signature,
 };
