@@ -20,21 +20,13 @@ use crate::vad::Voice;
 /// to the millisecond) and, when voice activity is known, where someone speaks.
 pub(crate) struct Signal {
     pub(crate) sound: Vec<Region>,
+    /// Silero's voice, widened over the held notes when the input is sung: Silero loses the
+    /// notes held after a sung line's first syllables, and the words sung on them are voice
+    /// too.
     pub(crate) voice: Option<Voice>,
     /// Whether the input is sung, and its held notes ([`crate::sung`]): sung words are aligned
-    /// as sung, and their edges kept to the voice widened over those notes.
+    /// as sung.
     pub(crate) singing: Singing,
-}
-
-impl Signal {
-    /// The voice, widened over the held notes when the input is sung: Silero loses the notes
-    /// held after a sung line's first syllables, and the words sung on them are voice too.
-    pub(crate) fn widened_voice(&self) -> Option<Voice> {
-        self.voice.clone().map(|mut voice| {
-            self.singing.widen_voice(&mut voice);
-            voice
-        })
-    }
 }
 
 /// A snap never leaves a word shorter than this: the aligner's shortest word (one phone of
@@ -62,11 +54,10 @@ pub(crate) fn refine(
     drop_unfit: bool,
     threads: usize,
 ) -> usize {
-    // The edges of words sung on held notes are no pause. (Measured on the bench's tuning
-    // songs, lyrics given: onsets within 0.3 s 90 % / mean 0.16 s on Silero's voice, 91 % /
-    // 0.11 s widened.)
-    let widened = signal.widened_voice();
-    let voice = widened.as_ref();
+    // The edges of words sung on held notes are no pause: the voice is widened over them.
+    // (Measured on the bench's tuning songs, lyrics given: onsets within 0.3 s 90 % / mean
+    // 0.16 s on Silero's voice, 91 % / 0.11 s widened.)
+    let voice = signal.voice.as_ref();
     let mut unfit = Vec::new();
     let failed = align_groups(aligner, samples, words, &mut unfit, threads);
     if drop_unfit && !unfit.is_empty() {

@@ -526,6 +526,10 @@ impl WhisperTranscriber {
                 &self.tuning.align,
             ));
         }
+        let voice = voice.map(|mut voice| {
+            singing.widen_voice(&mut voice);
+            voice
+        });
         let signal = Signal {
             sound,
             voice,
@@ -606,10 +610,9 @@ impl Transcriber for WhisperTranscriber {
         report(options, 0);
         let (heard, language, signal) = self.transcribe_rough(samples, options)?;
         let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
-        // A sung text is laid on the voice with its held notes (Silero heard 8.7 s of a song
-        // sung over 24 s, and its 22 words were put in the first 12 s).
-        let widened = signal.widened_voice();
-        let voice = widened.as_ref().map(|voice| &voice.regions[..]);
+        // A sung text is laid on the voice with its held notes (Silero alone heard 8.7 s of a
+        // song sung over 24 s, and its 22 words were put in the first 12 s).
+        let voice = signal.voice.as_ref().map(|voice| &voice.regions[..]);
         let given_words = match text {
             GivenText::Plain(text) => text.split_whitespace().count(),
             GivenText::Cues(cues) => caption_core::cues_to_words(cues).len(),

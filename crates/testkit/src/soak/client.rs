@@ -641,18 +641,24 @@ impl Client {
             };
             let (last, wait_s) = match answered {
                 Ok((status, retry_after, body)) => {
-                    let code = match (status, target) {
-                        (..400, _) => String::new(),
-                        (_, Target::Service) => serde_json::from_slice::<Value>(&body)
-                            .ok()
-                            .and_then(|v| v["error"]["code"].as_str().map(str::to_owned))
-                            .unwrap_or_default(),
+                    let (code, body_unread) = match (status, target) {
+                        (..400, _) => (String::new(), false),
+                        (_, Target::Service) => (
+                            serde_json::from_slice::<Value>(&body)
+                                .ok()
+                                .and_then(|v| v["error"]["code"].as_str().map(str::to_owned))
+                                .unwrap_or_default(),
+                            false,
+                        ),
                         (_, Target::Url) => {
-                            crate::upload::s3_error_code(&String::from_utf8_lossy(&body)).to_owned()
+                            let text = String::from_utf8_lossy(&body);
+                            (
+                                crate::upload::s3_error_code(&text).to_owned(),
+                                endpoint == Endpoint::Upload
+                                    && bucket_did_not_read_body(status, &text),
+                            )
                         }
                     };
-                    let body_unread = endpoint == Endpoint::Upload
-                        && bucket_did_not_read_body(status, &String::from_utf8_lossy(&body));
                     exchange.status = Some(status);
                     exchange.code.clone_from(&code);
                     exchange.retry_after = retry_after.is_some();

@@ -252,6 +252,10 @@ pub(super) fn judge_outputs(
     tally
 }
 
+/// How long a process must live past its minute 10 for its RSS to be judged: a line through
+/// fewer samples says little.
+const MIN_JUDGED_S: f64 = 120.0;
+
 /// In runs of 20 minutes or more: a process's RSS at the end of the load must be at most 110 %
 /// of its RSS at minute 10 (of the run, or of its own life when it was started again later).
 /// Both are read off the least-squares line through every sample from that minute 10 to the
@@ -287,7 +291,7 @@ pub(super) fn judge_rss(
             ));
             continue;
         }
-        if reference_s + 120.0 > last.t_s {
+        if reference_s + MIN_JUDGED_S > last.t_s {
             verdicts.push(format!(
                 "process {slot}: not judged, pid {} started at {} did not live 2 min past its minute 10 before the end",
                 last.pid,
