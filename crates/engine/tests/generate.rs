@@ -18,6 +18,21 @@ use caption_store::{GetOptions, LinkOptions, LocalStorage, ObjectKey, PutOptions
 use futures_util::StreamExt;
 use serde_json::json;
 
+/// Stores the file at `path` as an upload, as a client's form would; returns its key.
+async fn upload(storage: &dyn Storage, path: &Path) -> ObjectKey {
+    let key = ObjectKey::new_upload("clip.mp4");
+    let bytes = Bytes::from(std::fs::read(path).unwrap());
+    storage
+        .put(
+            &key,
+            Box::pin(futures_util::stream::once(async move { Ok(bytes) })),
+            PutOptions::default(),
+        )
+        .await
+        .unwrap();
+    key
+}
+
 const W: u32 = 360;
 const H: u32 = 640;
 
@@ -76,16 +91,7 @@ async fn captions_appear_at_word_times_in_the_generated_video() {
         )
         .unwrap(),
     );
-    let key = ObjectKey::new_upload("clip.mp4");
-    let bytes = Bytes::from(std::fs::read(&src).unwrap());
-    storage
-        .put(
-            &key,
-            Box::pin(futures_util::stream::once(async move { Ok(bytes) })),
-            PutOptions::default(),
-        )
-        .await
-        .unwrap();
+    let key = upload(storage.as_ref(), &src).await;
     let jobs = EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap();
     let options = EngineOptions::default().data_dir(dir.path().to_owned());
     let engine = Engine::new(options, Arc::clone(&storage), Arc::new(jobs)).unwrap();
@@ -249,4 +255,135 @@ async fn generate_refuses_unknown_files_templates_and_fonts() {
             ..
         })
     ));
+}
+
+/// Local storage whose first output put stores the file and then fails as a bucket whose
+/// answer was lost does (stored, then unreachable before it said so).
+#[derive(Debug)]
+struct AnswerLost {
+    inner: LocalStorage,
+    /// Output puts so far.
+    output_puts: std::sync::atomic::AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl Storage for AnswerLost {
+    fn kind(&self) -> caption_store::StorageKind {
+        self.inner.kind()
+    }
+    async fn put(
+        &self,
+        key: &ObjectKey,
+        body: caption_store::ByteStream,
+        options: PutOptions,
+    ) -> caption_store::Result<caption_store::ObjectInfo> {
+        let first_output = key.as_str().starts_with("outputs/")
+            && self
+                .output_puts
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+                == 0;
+        let info = self.inner.put(key, body, options).await?;
+        if first_output {
+            return Err(caption_store::Error::Backend {
+                key: key.to_string(),
+                source: "connection reset before the answer".into(),
+            });
+        }
+        Ok(info)
+    }
+    async fn get(
+        &self,
+        key: &ObjectKey,
+        options: GetOptions,
+    ) -> caption_store::Result<caption_store::GetObject> {
+        self.inner.get(key, options).await
+    }
+    async fn head(&self, key: &ObjectKey) -> caption_store::Result<caption_store::ObjectInfo> {
+        self.inner.head(key).await
+    }
+    async fn delete(&self, key: &ObjectKey) -> caption_store::Result<()> {
+        self.inner.delete(key).await
+    }
+    async fn upload_descriptor(
+        &self,
+        file_name: &str,
+    ) -> caption_store::Result<caption_core::UploadDescriptor> {
+        self.inner.upload_descriptor(file_name).await
+    }
+    async fn download_url(&self, key: &ObjectKey) -> caption_store::Result<String> {
+        self.inner.download_url(key).await
+    }
+}
+
+/// A background generate whose output was stored but whose answer was lost is tried again
+/// (the bucket failed) and completes with that output; it is not failed for finding its own
+/// file there.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_generate_whose_stored_output_lost_its_answer_completes_on_its_retry() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = dir.path().join("clip.mp4");
+    caption_testkit::media::tone_video(&clip, "color=c=gray:s=160x120:r=10", 1.0).unwrap();
+    let storage = Arc::new(AnswerLost {
+        inner: LocalStorage::open(
+            &dir.path().join("objects"),
+            "http://127.0.0.1:9",
+            LinkOptions::default(),
+        )
+        .unwrap(),
+        output_puts: std::sync::atomic::AtomicUsize::new(0),
+    });
+    let key = upload(storage.as_ref(), &clip).await;
+    let jobs = EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap();
+    let options = EngineOptions::default()
+        .data_dir(dir.path().to_owned())
+        .model("tiny.en");
+    let engine = Engine::new(options, Arc::clone(&storage) as _, Arc::new(jobs)).unwrap();
+    let workers = engine.spawn_workers(false).await.unwrap();
+    let request = GenerateRequest {
+        input: key.to_string(),
+        words: vec![Word::new(0.1, 0.8, "stored")],
+        config: ConfigPatch::default(),
+        template_id: None,
+        output: OutputKind::Video,
+        reframe: None,
+    };
+    let (job_id, _) = engine.generate_async(request, None).await.unwrap();
+    let status = loop {
+        let status = engine.generate_status(&job_id).await.unwrap();
+        if matches!(
+            status.status,
+            caption_core::JobStatus::Completed | caption_core::JobStatus::Failed
+        ) {
+            break status;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    workers.shutdown().await;
+    assert_eq!(
+        status.status,
+        caption_core::JobStatus::Completed,
+        "{:?}",
+        status.error
+    );
+    assert_eq!(
+        storage
+            .output_puts
+            .load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "the output was put twice: the lost answer, then the retry"
+    );
+    let output = status
+        .download_url
+        .split("/v1/storage/files/")
+        .nth(1)
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .to_owned();
+    let info = storage
+        .head(&ObjectKey::parse(&output).unwrap())
+        .await
+        .unwrap();
+    assert!(info.size_bytes > 1000, "{info:?}");
 }

@@ -286,10 +286,22 @@ impl Engine {
                 source,
             })?;
         let body = Box::pin(tokio_util_stream(file));
-        self.inner
+        match self
+            .inner
             .storage
             .put(out_key, body, PutOptions::default())
-            .await?;
+            .await
+        {
+            Ok(_) => {}
+            // The key is this request's own (a fresh folder) and a put is whole or nothing, so
+            // an object there is this job's output, stored by an earlier try whose answer was
+            // lost (the bucket stored the file, then failed before it said so) or by the
+            // store's own retry of the same request.
+            Err(caption_store::Error::AlreadyExists { .. }) => {
+                tracing::info!(output = %out_key, "the output was stored by an earlier try");
+            }
+            Err(e) => return Err(e.into()),
+        }
         tracing::info!(
             input = %key, output = %out_key, frames,
             elapsed_s = started.elapsed().as_secs_f64(), "generated"
