@@ -14,8 +14,8 @@
 //! "4-4-4-4-…"). The others make it faster where timing its stages on five minutes of speech
 //! found time lost: the beam search computes only the probabilities it reads and takes its
 //! maxima in eight lanes ([`BEAM_SEARCH_READS_ONLY`], [`MAXIMA_IN_EIGHT_LANES`]), English-only
-//! models compute their logits on an 8-bit copy of the token embedding
-//! ([`ENGLISH_LOGITS_IN_8_BITS`]), the tokens near the top of each row computed again in f16
+//! models, and multilingual ones told the speech is English, compute their logits on an 8-bit
+//! copy of the token embedding ([`ENGLISH_LOGITS_IN_8_BITS`]), the tokens near the top of each row computed again in f16
 //! ([`EXACT_NEAR_THE_TOP`]), DTW's graph runs on the transcription's threads
 //! ([`DTW_GRAPH_ON_OUR_THREADS`]) and a batch computes the logits it asks for only
 //! ([`LOGITS_ONLY_WHERE_ASKED`]). All but the 8-bit logits leave every word and time as it was.
@@ -130,14 +130,15 @@ static void whisper_compute_logprobs(\n",
 
 /// The third change: the decoder's last product, its hidden state times the whole token
 /// embedding (51,864 rows) for every token of every beam, reads an 8-bit copy of that matrix
-/// (q8_0, made once when the model loads) rather than the f16 one, for English-only models. That
+/// (q8_0, made once when the model loads) rather than the f16 one, when the call decodes English
+/// (every call of an English-only model; a multilingual model's calls told English). That
 /// product was the decoder's largest cost and bound by memory (5.2 s of 10.4 s on five minutes
 /// of speech, tiny.en, 2 threads: 40 MB read per step); the rest of the model stays f16, and the
 /// token lookup keeps the f16 rows. ggml quantizes the hidden state to 8 bits for that product
 /// too: tiny.en heard as well with it (123 clips: 218 word errors against 216; five minutes:
-/// 0.108 against 0.110), but multilingual base then heard espeak's Chinese as garbage, so
-/// multilingual models keep the f16 product.
-const ENGLISH_LOGITS_IN_8_BITS: [Change; 5] = [
+/// 0.108 against 0.110), but multilingual base then heard espeak's Chinese as garbage, so other
+/// languages, language detection and translation keep the f16 product.
+const ENGLISH_LOGITS_IN_8_BITS: [Change; 8] = [
     (
         "    // decoder.token_embedding\n    struct ggml_tensor * d_te;\n",
         1,
@@ -147,7 +148,7 @@ const ENGLISH_LOGITS_IN_8_BITS: [Change; 5] = [
         "        model.d_te = create_tensor(ASR_TENSOR_DEC_TOKEN_EMBD_WEIGHT, ASR_SYSTEM_DECODER, ggml_new_tensor_2d(ctx, wtype, n_text_state, n_vocab));\n",
         1,
         "        model.d_te = create_tensor(ASR_TENSOR_DEC_TOKEN_EMBD_WEIGHT, ASR_SYSTEM_DECODER, ggml_new_tensor_2d(ctx, wtype, n_text_state, n_vocab));\n\
-        if (wtype == GGML_TYPE_F16 && !vocab.is_multilingual() && n_text_state % ggml_blck_size(GGML_TYPE_Q8_0) == 0) {\n\
+        if (wtype == GGML_TYPE_F16 && n_text_state % ggml_blck_size(GGML_TYPE_Q8_0) == 0) {\n\
             ggml_tensor * meta = ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, n_text_state, n_vocab);\n\
             ggml_backend_buffer_type_t buft = select_weight_buft(hparams, meta, GGML_OP_MUL_MAT, buft_list);\n\
             if (buft) {\n\
@@ -189,7 +190,25 @@ const ENGLISH_LOGITS_IN_8_BITS: [Change; 5] = [
     (
         "    struct ggml_tensor * logits = ggml_mul_mat(ctx0, model.d_te, cur);",
         1,
-        "    struct ggml_tensor * logits = ggml_mul_mat(ctx0, model.d_te_logits ? model.d_te_logits : model.d_te, cur);",
+        "    struct ggml_tensor * logits = ggml_mul_mat(ctx0, wstate.logits_8bit ? model.d_te_logits : model.d_te, cur);",
+    ),
+    (
+        "    int lang_id = 0; // english by default\n",
+        1,
+        "    int lang_id = 0; // english by default\n\
+    // whether this call's logits come from the 8-bit embedding: a call decoding English speech\n\
+    bool logits_8bit = false;\n",
+    ),
+    // Off while the language is detected (its decode reads every language's probability).
+    (
+        "    // auto-detect language if not specified\n",
+        1,
+        "    state->logits_8bit = false;\n\n    // auto-detect language if not specified\n",
+    ),
+    (
+        "    // first release distilled models require the \"no_timestamps\" token\n",
+        1,
+        "    state->logits_8bit = ctx->model.d_te_logits != nullptr && state->lang_id == whisper_lang_id(\"en\") && !params.translate;\n\n    // first release distilled models require the \"no_timestamps\" token\n",
     ),
 ];
 
@@ -322,7 +341,7 @@ const EXACT_NEAR_THE_TOP: [Change; 7] = [
     (
         "    // compute logits only for the last token\n",
         1,
-        "    if (model.d_te_logits) {\n\
+        "    if (wstate.logits_8bit) {\n\
         ggml_set_name(cur, \"logits_in\");\n\
         ggml_set_output(cur);\n\
     }\n\
@@ -341,7 +360,7 @@ const EXACT_NEAR_THE_TOP: [Change; 7] = [
         "        logits = ggml_graph_node(gf, -1);\n",
         1,
         "        logits = ggml_graph_node(gf, -1);\n\
-        hidden = model.d_te_logits ? ggml_graph_get_tensor(gf, \"logits_in\") : nullptr;\n",
+        hidden = wstate.logits_8bit ? ggml_graph_get_tensor(gf, \"logits_in\") : nullptr;\n",
     ),
     (
         "        memcpy(logits.data(), state.logits.data() + decoder.i_batch*n_logits, n_logits*sizeof(float));\n",
