@@ -8,8 +8,9 @@ phones of each word, in order, are walked along the .lab's phones (pauses skippe
 from the start of its first phone to the end of its last. An utterance is used only if the front
 end's phones equal the .lab's exactly (pauses aside); the others are dropped and counted.
 
-Held out, all of it: the 6th, 12th, 18th, ... prompt of etc/txt.done.data (103 of 620). Never look
-at these clips' errors while tuning the engine. The other prompts are left for tuning.
+Held out: the 6th, 12th, 18th, ... prompt of etc/txt.done.data (103 of 620). Never look at these
+clips' errors while tuning the engine. Tuning (`--real-set tuning`): the 3rd, 9th, 15th, ...
+prompt (another 103); the rest are left unused.
 
 The prompts mark stress with "+" ("вол+ос"); the given text (.txt) and the truth drop it. A word
 the front end splits ("серо-карие", "из-за") is one true word, as the text writes it.
@@ -25,6 +26,8 @@ VOICE = "msu_ru_nsh_clunits"
 VOICE_DIR = Path("/usr/share/festival/voices/russian") / VOICE
 PHONES_SCRIPT = Path(__file__).resolve().parent / "festival-phones.scm"
 HELD_OUT_EVERY = 6
+# The tuning sample: the 3rd, 9th, 15th, ... prompt (as many as held out, none of them).
+TUNING_AT = 3
 PAUSE = "pau"
 
 
@@ -89,39 +92,38 @@ def truth_of(text, fe_words, labs, norm):
     return truth if k == len(spans) else None
 
 
-def make_real(out_dir, norm, read_wav, resample_16k):
-    """Clips of group "real" (the held-out prompts whose labels match), made once into out_dir.
-    Returns (clips, check): check counts the prompts whose phones matched."""
+def chosen(index, set_name):
+    """Whether the prompt at `index` (from 0) of the prompt list belongs to `set_name`."""
+    return (index + 1) % HELD_OUT_EVERY == (0 if set_name == "held-out" else TUNING_AT)
+
+
+def make_real(out_dir, norm, read_wav, resample_16k, set_name="held-out"):
+    """Clips of group "real" (the prompts of `set_name` whose labels match), made once into
+    out_dir. Returns (clips, check): check counts the prompts whose phones matched."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    check_json = out_dir / "check.json"
-    if not check_json.exists():
+    truths_json = out_dir / "truths.json"
+    if not truths_json.exists():
         fe = front_end_words()
-        matched, clips_truth = [], {}
+        truths = {}
         for utt, marked in prompts():
             truth = truth_of(marked.replace("+", ""), fe.get(utt, []), lab_phones(utt), norm)
             if truth is not None:
-                matched.append(utt)
-                clips_truth[utt] = truth
-        for index, (utt, marked) in enumerate(prompts()):
-            if (index + 1) % HELD_OUT_EVERY or utt not in clips_truth:
-                continue
-            resample_16k(VOICE_DIR / "wav" / f"{utt}.wav", out_dir / f"{utt}.wav")
-            (out_dir / f"{utt}.txt").write_text(marked.replace("+", "") + "\n")
-            (out_dir / f"{utt}.json").write_text(json.dumps({"truth": clips_truth[utt]}, ensure_ascii=False))
-        check_json.write_text(json.dumps({"prompts": len(prompts()), "matched": matched}))
-    check = json.loads(check_json.read_text())
-    matched = set(check["matched"])
-    held_out = [utt for index, (utt, _) in enumerate(prompts()) if (index + 1) % HELD_OUT_EVERY == 0]
+                truths[utt] = truth
+        truths_json.write_text(json.dumps(truths, ensure_ascii=False))
+    truths = json.loads(truths_json.read_text())
+    picked = [(utt, marked) for index, (utt, marked) in enumerate(prompts()) if chosen(index, set_name)]
     clips = []
-    for utt in (u for u in held_out if u in matched):
+    for utt, marked in (p for p in picked if p[0] in truths):
         wav = out_dir / f"{utt}.wav"
+        if not wav.exists():
+            resample_16k(VOICE_DIR / "wav" / f"{utt}.wav", wav)
+            (out_dir / f"{utt}.txt").write_text(marked.replace("+", "") + "\n")
         rate, samples = read_wav(wav)
-        clips.append({"name": f"real-{utt}", "group": "real", "set": "held-out", "voice": "festvox-ru msu_ru_nsh",
+        clips.append({"name": f"real-{utt}", "group": "real", "set": set_name, "voice": "festvox-ru msu_ru_nsh",
                       "lang": "ru", "wav": str(wav), "text": str(out_dir / f"{utt}.txt"),
-                      "duration_s": len(samples) / rate,
-                      "truth": json.loads((out_dir / f"{utt}.json").read_text())["truth"]})
-    return clips, {"prompts": check["prompts"], "matched": len(matched), "held_out": len(held_out),
-                   "held_out_matched": len(clips)}
+                      "duration_s": len(samples) / rate, "truth": truths[utt]})
+    return clips, {"prompts": len(prompts()), "matched": len(truths), "set": set_name, "picked": len(picked),
+                   "picked_matched": len(clips)}
 
 
 def print_real_report(clips, ran, scores, aggregate, check):
@@ -130,10 +132,11 @@ def print_real_report(clips, ran, scores, aggregate, check):
     if not real:
         return {}
     secs = sum(c["duration_s"] for c in real)
-    print(f"\n== recorded speech (festvox-ru msu_ru_nsh, Russian, one male speaker) | held-out | {len(real)} clips, "
+    set_name = check["set"]
+    print(f"\n== recorded speech (festvox-ru msu_ru_nsh, Russian, one male speaker) | {set_name} | {len(real)} clips, "
           f"{secs:.0f} s | truth: the voice's automatic phone labels grouped into words")
     print(f"   phones of front end = labels in {check['matched']} of {check['prompts']} prompts; "
-          f"held out {check['held_out_matched']} of {check['held_out']} (every {HELD_OUT_EVERY}th)")
+          f"{set_name} {check['picked_matched']} of {check['picked']} (every {HELD_OUT_EVERY}th)")
     header = (f"{'engine':<38} {'WER':>6} {'mean ms':>8} {'median':>7} {'<=50ms':>7} {'max ms':>7} {'scored':>6} "
               f"{'wall s':>7}")
     print(header)
@@ -143,9 +146,9 @@ def print_real_report(clips, ran, scores, aggregate, check):
         r = aggregate(real, scores[name])
         r["wall_s"] = sum(ran[name][c["name"]]["elapsed_s"] for c in real)
         r["median_wall_s"] = statistics.median(ran[name][c["name"]]["elapsed_s"] for c in real)
-        rows[f"real/held-out/{name}"] = r
+        rows[f"real/{set_name}/{name}"] = r
         print(f"{name:<38} {r['wer']:>6.3f} {r['mean_s'] * 1000:>8.1f} {r['median_s'] * 1000:>7.1f} "
               f"{r['within_50ms']:>6.1%} {r['max_s'] * 1000:>7.0f} {r['scored']:>6} {r['wall_s']:>7.1f}")
     for name in ran:
-        print(f"  {name}: worst boundary {rows[f'real/held-out/{name}']['worst']}")
+        print(f"  {name}: worst boundary {rows[f'real/{set_name}/{name}']['worst']}")
     return rows

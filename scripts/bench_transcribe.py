@@ -695,6 +695,8 @@ def main():
                         help="comma-separated subset of gapped,clean,noise,music,song,real (song: sung lyrics "
                              "over music, scripts/bench_songs.py; real: recorded Russian, "
                              "scripts/bench_real.py, needs a multilingual --model)")
+    parser.add_argument("--real-set", choices=["held-out", "tuning"], default="held-out",
+                        help="which recorded sentences --groups real runs (tuning: others than the held-out ones)")
     parser.add_argument("--languages", default="",
                         help="continuous clips in these languages (espeak-ng, two voices each) instead of English: "
                              "a comma-separated subset of " + ",".join(LANGUAGE_SENTENCES) + "; needs a multilingual model")
@@ -734,7 +736,7 @@ def main():
         clips += make_songs(fixtures / "song", sung, read_wav, write_wav, music_bed, mix, resample_16k)
     real_check = None
     if "real" in groups:
-        real, real_check = make_real(fixtures / "real", norm, read_wav, resample_16k)
+        real, real_check = make_real(fixtures / "real", norm, read_wav, resample_16k, args.real_set)
         clips += real
     total_s = sum(c["duration_s"] for c in clips)
     voices = sorted({c["voice"] for c in clips})

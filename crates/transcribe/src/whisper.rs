@@ -43,8 +43,11 @@ const AUDIO_CTX_MARGIN_FRAMES: usize = 400;
 /// with the whole window); Japanese on espeak-ng kana (the same words, a 12.6 s clip 4.9 s
 /// against 6.3 s). Not German: its held-out clips lost words (0.73 to 0.81). Not Chinese: on
 /// espeak-ng's Mandarin, which base cannot make out, the short window fell into loops
-/// ("104-104-…") and put fewer words on a spoken start (0.69 against 0.82). Other languages,
-/// detection and translation keep the whole window until measured.
+/// ("104-104-…") and put fewer words on a spoken start (0.69 against 0.82). Not Russian: on
+/// recorded speech (the bench's festvox-ru tuning sentences, 103 of them) it took 0.58x the
+/// time but heard worse (word error rate 0.164 against 0.157; 16 sentences worse, 6 better),
+/// mostly at a piece's first words. Other languages, detection and translation keep the whole
+/// window until measured.
 const SHORT_WINDOW_LANGUAGES: [&str; 7] = ["en", "es", "fr", "it", "pt", "nl", "ja"];
 /// The encoder's window is a whole number of these frames. ggml multiplies matrices with its
 /// fast kernel (llamafile's tinyBLAS) only when their sides are multiples of 4 and 16 frames;
