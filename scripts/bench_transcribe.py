@@ -29,7 +29,8 @@ Fixture groups (every clip 16 kHz mono 16-bit; truth kept next to it as JSON, pl
 - song: lyrics sung by Festival's singing mode (kal and ked) over a music bed, tuning and
   held-out songs apart, scored on word onsets (scripts/bench_songs.py); only with --groups song.
 - real: recorded Russian sentences (Debian festvox-ru) timed by the voice's phone labels grouped
-  into words, all held out (scripts/bench_real.py); only with --groups real and a multilingual model.
+  into words, held-out sentences unless --real-set tuning (scripts/bench_real.py); only with
+  --groups real and a multilingual model.
 
 Engines: ours (the transcribe_file example), ours with `--text` (forced alignment of the true
 text; skipped with a message when the binary does not take `--text`), faster-whisper (int8 unless

@@ -15,9 +15,9 @@
 //! found time lost: the beam search computes only the probabilities it reads and takes its
 //! maxima in eight lanes ([`BEAM_SEARCH_READS_ONLY`], [`MAXIMA_IN_EIGHT_LANES`]), English-only
 //! models, and multilingual ones told the speech is English, compute their logits on an 8-bit
-//! copy of the token embedding ([`ENGLISH_LOGITS_IN_8_BITS`]), the tokens near the top of each row computed again in f16
-//! ([`EXACT_NEAR_THE_TOP`]), DTW's graph runs on the transcription's threads
-//! ([`DTW_GRAPH_ON_OUR_THREADS`]) and a batch computes the logits it asks for only
+//! copy of the token embedding ([`ENGLISH_LOGITS_IN_8_BITS`]), the tokens near the top of each
+//! row computed again in f16 ([`EXACT_NEAR_THE_TOP`]), DTW's graph runs on the transcription's
+//! threads ([`DTW_GRAPH_ON_OUR_THREADS`]) and a batch computes the logits it asks for only
 //! ([`LOGITS_ONLY_WHERE_ASKED`]). All but the 8-bit logits leave every word and time as it was.
 //! The seventh seeds every call's random generators alike ([`EACH_CALL_SEEDED`]), so that a
 //! piece's words do not depend on what its state transcribed before, the eighth reads the

@@ -12,11 +12,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use bytes::Bytes;
 use caption_core::{GenerateRequest, JobError, OutputKind, Word};
 use caption_engine::{Engine, EngineOptions, Error};
 use caption_jobs::{ClaimOptions, EmbeddedJobStore, JobRecord, JobSpec, JobStore};
-use caption_store::{LinkOptions, LocalStorage, ObjectKey, PutOptions, Storage};
+use caption_store::Storage;
+use support::{local_storage, upload};
+
+mod support;
 
 /// The embedded store, each claim taking `delay` longer, as over a slow link.
 #[derive(Debug)]
@@ -89,24 +91,8 @@ async fn idle_workers_leave_the_slots_to_requests() {
     let dir = tempfile::tempdir().unwrap();
     let clip = dir.path().join("clip.mp4");
     caption_testkit::media::tone_video(&clip, "color=c=gray:s=160x120:r=10", 1.0).unwrap();
-    let storage: Arc<dyn Storage> = Arc::new(
-        LocalStorage::open(
-            &dir.path().join("objects"),
-            "http://127.0.0.1:9",
-            LinkOptions::default(),
-        )
-        .unwrap(),
-    );
-    let key = ObjectKey::new_upload("clip.mp4");
-    let bytes = Bytes::from(std::fs::read(&clip).unwrap());
-    storage
-        .put(
-            &key,
-            Box::pin(futures_util::stream::once(async move { Ok(bytes) })),
-            PutOptions::default(),
-        )
-        .await
-        .unwrap();
+    let storage: Arc<dyn Storage> = Arc::new(local_storage(dir.path()));
+    let key = upload(storage.as_ref(), &clip).await;
     let jobs = SlowClaims {
         store: EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap(),
         delay: Duration::from_millis(400),

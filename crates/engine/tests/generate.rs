@@ -10,28 +10,15 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use bytes::Bytes;
 use caption_core::{ConfigPatch, GenerateRequest, OutputKind, Word, parse_config_patch};
 use caption_engine::{Engine, EngineOptions, Error};
 use caption_jobs::EmbeddedJobStore;
-use caption_store::{GetOptions, LinkOptions, LocalStorage, ObjectKey, PutOptions, Storage};
+use caption_store::{GetOptions, LocalStorage, ObjectKey, PutOptions, Storage};
 use futures_util::StreamExt;
 use serde_json::json;
+use support::{local_storage, upload};
 
-/// Stores the file at `path` as an upload, as a client's form would; returns its key.
-async fn upload(storage: &dyn Storage, path: &Path) -> ObjectKey {
-    let key = ObjectKey::new_upload("clip.mp4");
-    let bytes = Bytes::from(std::fs::read(path).unwrap());
-    storage
-        .put(
-            &key,
-            Box::pin(futures_util::stream::once(async move { Ok(bytes) })),
-            PutOptions::default(),
-        )
-        .await
-        .unwrap();
-    key
-}
+mod support;
 
 const W: u32 = 360;
 const H: u32 = 640;
@@ -83,14 +70,7 @@ async fn captions_appear_at_word_times_in_the_generated_video() {
         "-shortest",
         src.to_str().unwrap(),
     ]);
-    let storage: Arc<dyn Storage> = Arc::new(
-        LocalStorage::open(
-            &dir.path().join("objects"),
-            "http://127.0.0.1:9",
-            LinkOptions::default(),
-        )
-        .unwrap(),
-    );
+    let storage: Arc<dyn Storage> = Arc::new(local_storage(dir.path()));
     let key = upload(storage.as_ref(), &src).await;
     let jobs = EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap();
     let options = EngineOptions::default().data_dir(dir.path().to_owned());
@@ -221,14 +201,7 @@ async fn captions_appear_at_word_times_in_the_generated_video() {
 #[tokio::test]
 async fn generate_refuses_unknown_files_templates_and_fonts() {
     let dir = tempfile::tempdir().unwrap();
-    let storage = Arc::new(
-        LocalStorage::open(
-            &dir.path().join("o"),
-            "http://127.0.0.1:9",
-            LinkOptions::default(),
-        )
-        .unwrap(),
-    );
+    let storage = Arc::new(local_storage(dir.path()));
     let jobs = Arc::new(EmbeddedJobStore::open(dir.path().join("jobs.redb")).unwrap());
     let engine = Engine::new(
         EngineOptions::default().data_dir(dir.path().to_owned()),
@@ -324,12 +297,7 @@ async fn a_generate_whose_stored_output_lost_its_answer_completes_on_its_retry()
     let clip = dir.path().join("clip.mp4");
     caption_testkit::media::tone_video(&clip, "color=c=gray:s=160x120:r=10", 1.0).unwrap();
     let storage = Arc::new(AnswerLost {
-        inner: LocalStorage::open(
-            &dir.path().join("objects"),
-            "http://127.0.0.1:9",
-            LinkOptions::default(),
-        )
-        .unwrap(),
+        inner: local_storage(dir.path()),
         output_puts: std::sync::atomic::AtomicUsize::new(0),
     });
     let key = upload(storage.as_ref(), &clip).await;

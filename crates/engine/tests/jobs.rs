@@ -11,11 +11,12 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use caption_core::{JobStatus, TranscriptRequest, TranscriptResult, TranscriptTask};
 use caption_engine::{Engine, EngineOptions, Error};
 use caption_jobs::EmbeddedJobStore;
-use caption_store::{LinkOptions, LocalStorage, ObjectKey, PutOptions, Storage};
+use caption_store::{LinkOptions, LocalStorage, Storage};
+
+mod support;
 
 const JFK: &str = "and so my fellow americans ask not what your country can do for you ask what you can do for your country";
 
@@ -85,15 +86,9 @@ impl Rig {
     }
 
     async fn upload(&self, path: &Path) -> String {
-        let name = path.file_name().unwrap().to_str().unwrap();
-        let key = ObjectKey::new_upload(name);
-        let bytes = Bytes::from(std::fs::read(path).unwrap());
-        let body = Box::pin(futures_util::stream::once(async move { Ok(bytes) }));
-        self.storage
-            .put(&key, body, PutOptions::default())
+        support::upload(self.storage.as_ref(), path)
             .await
-            .unwrap();
-        key.as_str().to_owned()
+            .to_string()
     }
 }
 
