@@ -14,14 +14,14 @@
 //! "4-4-4-4-…"). The others make it faster where timing its stages on five minutes of speech
 //! found time lost: the beam search computes only the probabilities it reads and takes its
 //! maxima in eight lanes ([`BEAM_SEARCH_READS_ONLY`], [`MAXIMA_IN_EIGHT_LANES`]), English-only
-//! models, and multilingual ones told the speech is English, compute their logits on an 8-bit
-//! copy of the token embedding ([`ENGLISH_LOGITS_IN_8_BITS`]), the tokens near the top of each
+//! models, and multilingual ones told the speech is English, compute their logits on a 4-bit
+//! copy of the token embedding ([`ENGLISH_LOGITS_IN_4_BITS`]), the tokens near the top of each
 //! row computed again in f16 ([`EXACT_NEAR_THE_TOP`]), DTW's graph runs on the transcription's
 //! threads ([`DTW_GRAPH_ON_OUR_THREADS`]) and a batch computes the logits it asks for only
-//! ([`LOGITS_ONLY_WHERE_ASKED`]). All but the 8-bit logits leave every word and time as it was.
+//! ([`LOGITS_ONLY_WHERE_ASKED`]). All but the 4-bit logits leave every word and time as it was.
 //! The seventh seeds every call's random generators alike ([`EACH_CALL_SEEDED`]), so that a
 //! piece's words do not depend on what its state transcribed before, the eighth reads the
-//! 8-bit embedding once a step for five beams ([`FIVE_COLUMNS_IN_ONE_PASS`]), and the ninth
+//! 4-bit embedding once a step for five beams ([`FIVE_COLUMNS_IN_ONE_PASS`]), and the ninth
 //! stops a decoder caught in a repetition loop when the loop shows ([`LOOPS_STOP_EARLY`]).
 
 use std::env;
@@ -129,28 +129,32 @@ static void whisper_compute_logprobs(\n",
 ];
 
 /// The third change: the decoder's last product, its hidden state times the whole token
-/// embedding (51,864 rows) for every token of every beam, reads an 8-bit copy of that matrix
-/// (q8_0, made once when the model loads) rather than the f16 one, when the call decodes English
+/// embedding (51,864 rows) for every token of every beam, reads a 4-bit copy of that matrix
+/// (q4_0, made once when the model loads) rather than the f16 one, when the call decodes English
 /// (every call of an English-only model; a multilingual model's calls told English). That
 /// product was the decoder's largest cost and bound by memory (5.2 s of 10.4 s on five minutes
 /// of speech, tiny.en, 2 threads: 40 MB read per step); the rest of the model stays f16, and the
 /// token lookup keeps the f16 rows. ggml quantizes the hidden state to 8 bits for that product
 /// too: tiny.en heard as well with it (123 clips: 218 word errors against 216; five minutes:
 /// 0.108 against 0.110), but multilingual base then heard espeak's Chinese as garbage, so other
-/// languages, language detection and translation keep the f16 product.
-const ENGLISH_LOGITS_IN_8_BITS: [Change; 8] = [
+/// languages, language detection and translation keep the f16 product. The copy was q8_0
+/// first; q4_0 halves what a step reads again (base on five minutes 26.6-27.2 s → 25.0-25.4 s,
+/// tiny.en 2 % less), and with the sixth change the words and times are the same as f16's on the
+/// bench's 123 clips and the five minutes, both models. It lives in the plain CPU buffer: in
+/// ggml's repacking one (which takes tiny.en's 51,864 rows, a multiple of eight) it was no faster.
+const ENGLISH_LOGITS_IN_4_BITS: [Change; 8] = [
     (
         "    // decoder.token_embedding\n    struct ggml_tensor * d_te;\n",
         1,
-        "    // decoder.token_embedding\n    struct ggml_tensor * d_te;\n    // the same in q8_0, for the logits (f16 English-only models)\n    struct ggml_tensor * d_te_logits = nullptr;\n",
+        "    // decoder.token_embedding\n    struct ggml_tensor * d_te;\n    // the same in q4_0, for the logits of English (f16 models)\n    struct ggml_tensor * d_te_logits = nullptr;\n",
     ),
     (
         "        model.d_te = create_tensor(ASR_TENSOR_DEC_TOKEN_EMBD_WEIGHT, ASR_SYSTEM_DECODER, ggml_new_tensor_2d(ctx, wtype, n_text_state, n_vocab));\n",
         1,
         "        model.d_te = create_tensor(ASR_TENSOR_DEC_TOKEN_EMBD_WEIGHT, ASR_SYSTEM_DECODER, ggml_new_tensor_2d(ctx, wtype, n_text_state, n_vocab));\n\
-        if (wtype == GGML_TYPE_F16 && n_text_state % ggml_blck_size(GGML_TYPE_Q8_0) == 0) {\n\
-            ggml_tensor * meta = ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, n_text_state, n_vocab);\n\
-            ggml_backend_buffer_type_t buft = select_weight_buft(hparams, meta, GGML_OP_MUL_MAT, buft_list);\n\
+        if (wtype == GGML_TYPE_F16 && n_text_state % ggml_blck_size(GGML_TYPE_Q4_0) == 0) {\n\
+            ggml_tensor * meta = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, n_text_state, n_vocab);\n\
+            ggml_backend_buffer_type_t buft = ggml_backend_cpu_buffer_type();\n\
             if (buft) {\n\
                 model.d_te_logits = ggml_dup_tensor(get_ctx(buft), meta);\n\
             }\n\
@@ -164,20 +168,21 @@ const ENGLISH_LOGITS_IN_8_BITS: [Change; 8] = [
         const int64_t n_row = model.d_te->ne[0];\n\
         const int64_t n_rows = model.d_te->ne[1];\n\
         const int64_t block = 1024;\n\
-        const size_t q8_row = ggml_row_size(GGML_TYPE_Q8_0, n_row);\n\
-        const auto quantize = ggml_get_type_traits_cpu(GGML_TYPE_Q8_0)->from_float;\n\
+        const size_t q_row = ggml_row_size(GGML_TYPE_Q4_0, n_row);\n\
+        const auto quantize = ggml_get_type_traits_cpu(GGML_TYPE_Q4_0)->from_float;\n\
         std::vector<ggml_fp16_t> f16(block * n_row);\n\
         std::vector<float> f32(block * n_row);\n\
-        std::vector<char> q8(block * q8_row);\n\
+        std::vector<char> q(n_rows * q_row);\n\
         for (int64_t row = 0; row < n_rows; row += block) {\n\
             const int64_t rows = std::min(block, n_rows - row);\n\
             ggml_backend_tensor_get(model.d_te, f16.data(), row * model.d_te->nb[1], rows * model.d_te->nb[1]);\n\
             ggml_cpu_fp16_to_fp32(f16.data(), f32.data(), rows * n_row);\n\
             for (int64_t r = 0; r < rows; ++r) {\n\
-                quantize(f32.data() + r * n_row, q8.data() + r * q8_row, n_row);\n\
+                quantize(f32.data() + r * n_row, q.data() + (row + r) * q_row, n_row);\n\
             }\n\
-            ggml_backend_tensor_set(model.d_te_logits, q8.data(), row * q8_row, rows * q8_row);\n\
         }\n\
+        // Whole: a buffer that repacks the rows for its kernels takes the tensor in one piece.\n\
+        ggml_backend_tensor_set(model.d_te_logits, q.data(), 0, q.size());\n\
     }\n\
 \n\
     wctx.t_load_us = ggml_time_us() - t_start_us;\n",
@@ -190,25 +195,25 @@ const ENGLISH_LOGITS_IN_8_BITS: [Change; 8] = [
     (
         "    struct ggml_tensor * logits = ggml_mul_mat(ctx0, model.d_te, cur);",
         1,
-        "    struct ggml_tensor * logits = ggml_mul_mat(ctx0, wstate.logits_8bit ? model.d_te_logits : model.d_te, cur);",
+        "    struct ggml_tensor * logits = ggml_mul_mat(ctx0, wstate.logits_4bit ? model.d_te_logits : model.d_te, cur);",
     ),
     (
         "    int lang_id = 0; // english by default\n",
         1,
         "    int lang_id = 0; // english by default\n\
-    // whether this call's logits come from the 8-bit embedding: a call decoding English speech\n\
-    bool logits_8bit = false;\n",
+    // whether this call's logits come from the 4-bit embedding: a call decoding English speech\n\
+    bool logits_4bit = false;\n",
     ),
     // Off while the language is detected (its decode reads every language's probability).
     (
         "    // auto-detect language if not specified\n",
         1,
-        "    state->logits_8bit = false;\n\n    // auto-detect language if not specified\n",
+        "    state->logits_4bit = false;\n\n    // auto-detect language if not specified\n",
     ),
     (
         "    // first release distilled models require the \"no_timestamps\" token\n",
         1,
-        "    state->logits_8bit = ctx->model.d_te_logits != nullptr && state->lang_id == whisper_lang_id(\"en\") && !params.translate;\n\n    // first release distilled models require the \"no_timestamps\" token\n",
+        "    state->logits_4bit = ctx->model.d_te_logits != nullptr && state->lang_id == whisper_lang_id(\"en\") && !params.translate;\n\n    // first release distilled models require the \"no_timestamps\" token\n",
     ),
 ];
 
@@ -320,28 +325,28 @@ const LOGITS_ONLY_WHERE_ASKED: [Change; 2] = [
     ),
 ];
 
-/// The sixth change, which makes the third's words the f16 product's again: the 8-bit logits
-/// are close (a few hundredths of a nat) but where two tokens are that close the beam search
-/// took the other one (tiny.en lost "afternoon" to "after whom" and "and then called" to
-/// "encalled" on the bench). So the decoder's last hidden state is kept beside the logits, and
-/// every token whose 8-bit logit lies within ten nats of its row's largest is computed
+/// The sixth change, which makes the third's words the f16 product's again: the low-precision
+/// logits are close (a few hundredths of a nat in 8 bits) but where two tokens are that close
+/// the beam search took the other one (tiny.en lost "afternoon" to "after whom" and "and then
+/// called" to "encalled" on the bench). So the decoder's last hidden state is kept beside the logits, and
+/// every token whose 4-bit logit lies within ten nats of its row's largest is computed
 /// again on the f16 embedding, with ggml's own f16 dot product (the hidden state rounded to f16
 /// as ggml's f16 product rounds it). The beam search's picks all come from there: a token ten
 /// nats under the best one has a 20,000th of its probability. The rest of the row keeps its
-/// 8-bit value, which only enters the normalising sum.
+/// 4-bit value, which only enters the normalising sum.
 const EXACT_NEAR_THE_TOP: [Change; 7] = [
     (
         "    // decode output (2-dimensional array: [n_tokens][n_vocab])\n    std::vector<float> logits;\n",
         1,
         "    // decode output (2-dimensional array: [n_tokens][n_vocab])\n    std::vector<float> logits;\n\
     // the decoder's last hidden state for each row of `logits` ([n_tokens][n_text_state]),\n\
-    // kept when the logits come from the 8-bit embedding\n\
+    // kept when the logits come from the 4-bit embedding\n\
     std::vector<float> logits_hidden;\n",
     ),
     (
         "    // compute logits only for the last token\n",
         1,
-        "    if (wstate.logits_8bit) {\n\
+        "    if (wstate.logits_4bit) {\n\
         ggml_set_name(cur, \"logits_in\");\n\
         ggml_set_output(cur);\n\
     }\n\
@@ -360,7 +365,7 @@ const EXACT_NEAR_THE_TOP: [Change; 7] = [
         "        logits = ggml_graph_node(gf, -1);\n",
         1,
         "        logits = ggml_graph_node(gf, -1);\n\
-        hidden = wstate.logits_8bit ? ggml_graph_get_tensor(gf, \"logits_in\") : nullptr;\n",
+        hidden = wstate.logits_4bit ? ggml_graph_get_tensor(gf, \"logits_in\") : nullptr;\n",
     ),
     (
         "        memcpy(logits.data(), state.logits.data() + decoder.i_batch*n_logits, n_logits*sizeof(float));\n",
@@ -388,11 +393,11 @@ const EXACT_NEAR_THE_TOP: [Change; 7] = [
     (
         "static void whisper_process_logits(\n",
         1,
-        "// Tokens whose 8-bit logit is within this many nats of the row's largest get their f16 one.\n\
+        "// Tokens whose 4-bit logit is within this many nats of the row's largest get their f16 one.\n\
 static constexpr float WHISPER_EXACT_MARGIN = 10.0f;\n\
 \n\
 // Computes again, on the f16 token embedding, the logits of `row` near its top (see\n\
-// `WHISPER_EXACT_MARGIN`), when they came from the 8-bit copy.\n\
+// `WHISPER_EXACT_MARGIN`), when they came from the 4-bit copy.\n\
 static void whisper_exact_near_the_top(const whisper_model & model, const whisper_state & state, int row, float * logits, int n_logits) {\n\
     const int64_t n_state = model.d_te->ne[0];\n\
     if (!model.d_te_logits || state.logits_hidden.size() < (size_t) (row + 1)*n_state ||\n\
@@ -482,12 +487,12 @@ const EACH_CALL_SEEDED: [Change; 1] = [(
     "    // TAGS: WHISPER_DECODER_INIT\n    state->decoders[0].rng = std::mt19937(0);\n    for (int j = 1; j < n_decoders; j++) {",
 )];
 
-/// The eighth change, in ggml's tiled kernels (llamafile's tinyBLAS): the 8-bit logits product
-/// of a five-beam search (the q8_0 token embedding, 51,864 rows, times five hidden states) was
-/// cut into a tile of four columns and one of one, so the 20 MB matrix was read twice a step,
-/// and the one-column pass cost 0.6 of the four-column one. With 32 vector registers (AVX-512)
-/// a tile of four rows and five columns fits, and the matrix is read once; each value is the
-/// same sum in the same order.
+/// The eighth change, in ggml's tiled kernels (llamafile's tinyBLAS): the low-precision logits
+/// product of a five-beam search (then the q8_0 token embedding, 51,864 rows, times five hidden
+/// states) was cut into a tile of four columns and one of one, so the 20 MB matrix was read
+/// twice a step, and the one-column pass cost 0.6 of the four-column one. With 32 vector
+/// registers (AVX-512) a tile of four rows and five columns fits, and the matrix is read once;
+/// each value is the same sum in the same order.
 const FIVE_COLUMNS_IN_ONE_PASS: [Change; 1] = [(
     "    void mnpack(int64_t m0, int64_t m, int64_t n0, int64_t n) {\n        int64_t mc, nc, mp, np;\n        switch ((MIN(m - m0, 4) << 4) | MIN(n - n0, 4)) {\n#if VECTOR_REGISTERS == 32\n        case 0x44:\n            mc = 4;\n            nc = 4;\n#if defined(__AVX2__) && defined(__F16C__)\n            gemm4xN<4>(m0, m, n0, n);",
     1,
@@ -527,7 +532,7 @@ fn main() {
             .into_iter()
             .chain(BEAM_SEARCH_READS_ONLY)
             .chain(MAXIMA_IN_EIGHT_LANES)
-            .chain(ENGLISH_LOGITS_IN_8_BITS)
+            .chain(ENGLISH_LOGITS_IN_4_BITS)
             .chain(DTW_GRAPH_ON_OUR_THREADS)
             .chain(LOGITS_ONLY_WHERE_ASKED)
             .chain(EXACT_NEAR_THE_TOP)

@@ -34,20 +34,29 @@ pub(crate) struct Singing {
     notes: Vec<Region>,
 }
 
-/// Whether 16 kHz `samples`, whose `voice` Silero found, are sung: their held notes
-/// ([`Pitch::held_notes`]) as loud as that voice. Without a voice, nothing is sung.
-pub(crate) fn singing(samples: &[f32], voice: &Voice) -> Singing {
-    let Some(voice_db) = speech_level_db(samples, voice) else {
-        return Singing::default();
-    };
-    let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
-    let notes: Vec<Region> = Pitch::track(samples)
+/// The held notes of 16 kHz `samples` ([`Pitch::held_notes`]), voice or not: the part of
+/// [`singing`] that does not need Silero's voice, so it can run beside it.
+pub(crate) fn held_notes(samples: &[f32]) -> Vec<Region> {
+    Pitch::track(samples)
         .held_notes()
         .into_iter()
         .map(|n| Region {
             start_s: n.start,
             end_s: n.end,
         })
+        .collect()
+}
+
+/// Whether 16 kHz `samples`, whose `voice` Silero found and whose held notes are `held`
+/// ([`held_notes`]), are sung: those notes as loud as that voice. Without a voice, nothing
+/// is sung.
+pub(crate) fn singing(samples: &[f32], held: Vec<Region>, voice: &Voice) -> Singing {
+    let Some(voice_db) = speech_level_db(samples, voice) else {
+        return Singing::default();
+    };
+    let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
+    let notes: Vec<Region> = held
+        .into_iter()
         .filter(|note| level_db(samples, note) >= voice_db - NOTE_UNDER_VOICE_DB)
         .collect();
     let held_s: f64 = notes.iter().map(Region::duration_s).sum();
@@ -131,7 +140,7 @@ mod tests {
     fn held(samples: &[f32]) -> bool {
         let models = crate::models::models_dir().unwrap();
         let vad = crate::vad::Vad::open(&models.join(crate::vad::VAD_MODEL_FILE)).unwrap();
-        singing(samples, &vad.voice(samples).unwrap()).sung
+        singing(samples, held_notes(samples), &vad.voice(samples).unwrap()).sung
     }
 
     #[test]

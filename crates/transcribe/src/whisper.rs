@@ -428,14 +428,28 @@ impl WhisperTranscriber {
         let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
         let sound = speech::speech_regions(samples, &self.tuning.gate);
         let vad_started = std::time::Instant::now();
-        let voice = self
-            .vad
-            .as_ref()
-            .map(|vad| vad.voice(samples))
-            .transpose()?;
+        let voice_of = || self.vad.as_ref().map(|vad| vad.voice(samples)).transpose();
+        // Silero runs on one thread; the pitch track does not need its voice, so with a
+        // second thread it runs beside it (the same notes either way).
+        let (voice, held) = if self.vad.is_some() && options.effective_threads() >= 2 {
+            std::thread::scope(|scope| {
+                let held = scope.spawn(|| sung::held_notes(samples));
+                let voice = voice_of();
+                let held = held
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (voice, Some(held))
+            })
+        } else {
+            (voice_of(), None)
+        };
+        let voice = voice?;
         let singing = voice
             .as_ref()
-            .map(|voice| sung::singing(samples, voice))
+            .map(|voice| {
+                let held = held.unwrap_or_else(|| sung::held_notes(samples));
+                sung::singing(samples, held, voice)
+            })
             .unwrap_or_default();
         tracing::debug!(
             elapsed_s = vad_started.elapsed().as_secs_f64(),
