@@ -302,13 +302,16 @@ const DTW_GRAPH_ON_OUR_THREADS: [Change; 4] = [
 /// few hundred hidden states by the whole token embedding and threw all but one row away
 /// (about 0.5 s of DTW's 0.8 s pass on five minutes of speech). A batch that asks for the last
 /// token's logits alone now computes that row alone (whisper.cpp's source has the line,
-/// commented out); the beams' batches, which ask for every row, and the graph that sizes the
-/// buffers are unchanged.
+/// commented out); the beams' batches, which ask for every row, are unchanged. The graph that
+/// sizes a state's buffers (the text context's 448 tokens, the last one asking) computes one
+/// row too: its 448 rows of logits had been 93 MB of every state's 134 MB decoder buffer
+/// (tiny.en), which no call needs (a beam step asks for five rows; the buffer grows if a call
+/// ever needs more).
 const LOGITS_ONLY_WHERE_ASKED: [Change; 2] = [
     (
         "    //cur = ggml_view_2d(ctx0, cur, cur->ne[0], 1, cur->nb[1], (cur->ne[1] - 1)*cur->nb[1]);\n",
         1,
-        "    bool last_only = !worst_case && batch.n_tokens > 1;\n\
+        "    bool last_only = batch.n_tokens > 1;\n\
     for (int i = 0; last_only && i < batch.n_tokens - 1; ++i) {\n\
         last_only = batch.logits[i] == 0;\n\
     }\n\
