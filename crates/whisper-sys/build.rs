@@ -137,12 +137,15 @@ static void whisper_compute_logprobs(\n",
 /// token lookup keeps the f16 rows. ggml quantizes the hidden state to 8 bits for that product
 /// too: tiny.en heard as well with it (123 clips: 218 word errors against 216; five minutes:
 /// 0.108 against 0.110), but multilingual base then heard espeak's Chinese as garbage, so other
-/// languages, language detection and translation keep the f16 product. The copy was q8_0
+/// languages, language detection and translation keep the f16 product, and so do the fallback's
+/// decodes at a raised temperature, which draw from the whole distribution (its tail is where
+/// the 4-bit values differ; a sampled decode in `tests/beam_search.rs` came out other tokens with
+/// them). The copy was q8_0
 /// first; q4_0 halves what a step reads again (base on five minutes 26.6-27.2 s → 25.0-25.4 s,
 /// tiny.en 2 % less), and with the sixth change the words and times are the same as f16's on the
 /// bench's 123 clips and the five minutes, both models. It lives in the plain CPU buffer: in
 /// ggml's repacking one (which takes tiny.en's 51,864 rows, a multiple of eight) it was no faster.
-const ENGLISH_LOGITS_IN_4_BITS: [Change; 8] = [
+const ENGLISH_LOGITS_IN_4_BITS: [Change; 9] = [
     (
         "    // decoder.token_embedding\n    struct ggml_tensor * d_te;\n",
         1,
@@ -213,7 +216,14 @@ const ENGLISH_LOGITS_IN_4_BITS: [Change; 8] = [
     (
         "    // first release distilled models require the \"no_timestamps\" token\n",
         1,
-        "    state->logits_4bit = ctx->model.d_te_logits != nullptr && state->lang_id == whisper_lang_id(\"en\") && !params.translate;\n\n    // first release distilled models require the \"no_timestamps\" token\n",
+        "    const bool logits_4bit_english = ctx->model.d_te_logits != nullptr && state->lang_id == whisper_lang_id(\"en\") && !params.translate;\n    state->logits_4bit = logits_4bit_english;\n\n    // first release distilled models require the \"no_timestamps\" token\n",
+    ),
+    // A fallback at a raised temperature samples from the whole distribution, whose tail the
+    // 4-bit product only approximates: those decodes take the f16 logits.
+    (
+        "            const auto strategy = t_cur > 0.0f ? WHISPER_SAMPLING_GREEDY : params.strategy;\n",
+        1,
+        "            const auto strategy = t_cur > 0.0f ? WHISPER_SAMPLING_GREEDY : params.strategy;\n            state->logits_4bit = logits_4bit_english && t_cur == 0.0f;\n",
     ),
 ];
 
