@@ -24,7 +24,8 @@
 //! 4-bit embedding once a step for five beams ([`FIVE_COLUMNS_IN_ONE_PASS`]), the ninth
 //! stops a decoder caught in a repetition loop when the loop shows ([`LOOPS_STOP_EARLY`]), and
 //! the tenth computes the encoder's attention one head at a time, so a state's buffer holds one
-//! head's scores rather than all of them ([`ENCODER_HEADS_ONE_AT_A_TIME`]).
+//! head's scores rather than all of them ([`ENCODER_HEADS_ONE_AT_A_TIME`]), and the eleventh
+//! keeps DTW's pass from growing the logits by a row a token ([`DTW_PASS_ASKS_NO_LOGITS`]).
 
 use std::env;
 use std::fs;
@@ -527,6 +528,25 @@ const ENCODER_HEADS_ONE_AT_A_TIME: [Change; 1] = [(
     "                struct ggml_tensor * V =\n                    ggml_cast(ctx0,\n                            ggml_permute(ctx0,\n                                ggml_reshape_3d(ctx0,\n                                    Vcur,\n                                    n_state_head, n_head, n_ctx),\n                                1, 2, 0, 3),\n                            wctx.itype);\n\n                // One head at a time: a head's scores are freed before the next head's are made.\n                struct ggml_tensor * KQV = nullptr;\n                for (int h = 0; h < n_head; ++h) {\n                    struct ggml_tensor * K_h = ggml_view_3d(ctx0, K, K->ne[0], K->ne[1], 1, K->nb[1], K->nb[2], h*K->nb[2]);\n                    struct ggml_tensor * Q_h = ggml_view_3d(ctx0, Q, Q->ne[0], Q->ne[1], 1, Q->nb[1], Q->nb[2], h*Q->nb[2]);\n                    struct ggml_tensor * V_h = ggml_view_3d(ctx0, V, V->ne[0], V->ne[1], 1, V->nb[1], V->nb[2], h*V->nb[2]);\n                    struct ggml_tensor * KQ = ggml_mul_mat(ctx0, K_h, Q_h);\n                    struct ggml_tensor * KQ_soft_max = ggml_soft_max_ext(ctx0, KQ, nullptr, KQscale, 0.0f);\n                    struct ggml_tensor * KQV_h = ggml_mul_mat(ctx0, V_h, KQ_soft_max);\n                    KQV = KQV ? ggml_concat(ctx0, KQV, KQV_h, 2) : KQV_h;\n                }\n",
 )];
 
+/// The eleventh change: DTW's pass over a window's tokens asks for no logits. It reads the
+/// alignment heads' cross-attention only, but its batch asked for the last token's logits, and
+/// the decoder grew the state's logits vector to the batch's tokens first: a zero-filled row
+/// of 207 KB for every token of the window (up to 448), every row of it resident from then on
+/// although only the last was written, and none was read. A batch that asks for no row now
+/// leaves the vector as it was.
+const DTW_PASS_ASKS_NO_LOGITS: [Change; 2] = [
+    (
+        "    whisper_batch_prep_legacy(state->batch, tokens.data(), tokens.size(), 0, 0);\n    whisper_kv_cache_seq_rm(state->kv_self, 0, 0, -1);\n",
+        1,
+        "    whisper_batch_prep_legacy(state->batch, tokens.data(), tokens.size(), 0, 0);\n    // The cross-attention is read, not the logits.\n    state->batch.logits[tokens.size() - 1] = 0;\n    whisper_kv_cache_seq_rm(state->kv_self, 0, 0, -1);\n",
+    ),
+    (
+        "    logits_out.resize(n_tokens*n_vocab);\n",
+        1,
+        "    // A batch that asks for no row leaves the logits as they were (growing the vector to its\n    // tokens would zero-fill rows nobody reads).\n    bool asked = false;\n    for (int i = 0; i < n_tokens; i++) {\n        asked = asked || batch.logits[i] != 0;\n    }\n    if (asked) {\n        logits_out.resize(n_tokens*n_vocab);\n    }\n",
+    ),
+];
+
 fn whisper_cpp_version(root: &Path) -> String {
     let cmake_lists = fs::read_to_string(root.join("CMakeLists.txt")).unwrap_or_default();
     cmake_lists
@@ -566,7 +586,8 @@ fn main() {
             .chain(EXACT_NEAR_THE_TOP)
             .chain(EACH_CALL_SEEDED)
             .chain(LOOPS_STOP_EARLY)
-            .chain(ENCODER_HEADS_ONE_AT_A_TIME),
+            .chain(ENCODER_HEADS_ONE_AT_A_TIME)
+            .chain(DTW_PASS_ASKS_NO_LOGITS),
         &format!("the whisper.cpp of whisper-rs-sys {VERSION}"),
     );
     change_file(
