@@ -160,10 +160,7 @@ const ENGLISH_LOGITS_IN_4_BITS: [Change; 9] = [
         "        model.d_te = create_tensor(ASR_TENSOR_DEC_TOKEN_EMBD_WEIGHT, ASR_SYSTEM_DECODER, ggml_new_tensor_2d(ctx, wtype, n_text_state, n_vocab));\n\
         if (wtype == GGML_TYPE_F16 && n_text_state % ggml_blck_size(GGML_TYPE_Q4_0) == 0) {\n\
             ggml_tensor * meta = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, n_text_state, n_vocab);\n\
-            ggml_backend_buffer_type_t buft = ggml_backend_cpu_buffer_type();\n\
-            if (buft) {\n\
-                model.d_te_logits = ggml_dup_tensor(get_ctx(buft), meta);\n\
-            }\n\
+            model.d_te_logits = ggml_dup_tensor(get_ctx(ggml_backend_cpu_buffer_type()), meta);\n\
         }\n",
     ),
     (
@@ -178,17 +175,16 @@ const ENGLISH_LOGITS_IN_4_BITS: [Change; 9] = [
         const auto quantize = ggml_get_type_traits_cpu(GGML_TYPE_Q4_0)->from_float;\n\
         std::vector<ggml_fp16_t> f16(block * n_row);\n\
         std::vector<float> f32(block * n_row);\n\
-        std::vector<char> q(n_rows * q_row);\n\
+        std::vector<char> q(block * q_row);\n\
         for (int64_t row = 0; row < n_rows; row += block) {\n\
             const int64_t rows = std::min(block, n_rows - row);\n\
             ggml_backend_tensor_get(model.d_te, f16.data(), row * model.d_te->nb[1], rows * model.d_te->nb[1]);\n\
             ggml_cpu_fp16_to_fp32(f16.data(), f32.data(), rows * n_row);\n\
             for (int64_t r = 0; r < rows; ++r) {\n\
-                quantize(f32.data() + r * n_row, q.data() + (row + r) * q_row, n_row);\n\
+                quantize(f32.data() + r * n_row, q.data() + r * q_row, n_row);\n\
             }\n\
+            ggml_backend_tensor_set(model.d_te_logits, q.data(), row * q_row, rows * q_row);\n\
         }\n\
-        // Whole: a buffer that repacks the rows for its kernels takes the tensor in one piece.\n\
-        ggml_backend_tensor_set(model.d_te_logits, q.data(), 0, q.size());\n\
     }\n\
 \n\
     wctx.t_load_us = ggml_time_us() - t_start_us;\n",
