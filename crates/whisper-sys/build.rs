@@ -25,7 +25,11 @@
 //! stops a decoder caught in a repetition loop when the loop shows ([`LOOPS_STOP_EARLY`]), and
 //! the tenth computes the encoder's attention one head at a time, so a state's buffer holds one
 //! head's scores rather than all of them ([`ENCODER_HEADS_ONE_AT_A_TIME`]), and the eleventh
-//! keeps DTW's pass from growing the logits by a row a token ([`DTW_PASS_ASKS_NO_LOGITS`]).
+//! keeps DTW's pass from growing the logits by a row a token ([`DTW_PASS_ASKS_NO_LOGITS`]);
+//! the twelfth sizes the self-attention cache for what a decode can hold
+//! ([`KV_CACHE_FOR_WHAT_A_DECODE_HOLDS`]), and the thirteenth makes the encoder's padded
+//! key/value copy only for flash attention ([`KV_PAD_FOR_FLASH_ATTENTION_ONLY`]); the
+//! fourteenth has DTW read the heads' attention in place ([`DTW_READS_THE_HEADS_IN_PLACE`]).
 
 use std::env;
 use std::fs;
@@ -543,6 +547,55 @@ const DTW_PASS_ASKS_NO_LOGITS: [Change; 2] = [
     ),
 ];
 
+/// The twelfth change: a state's self-attention cache holds the cells a decode can use, not
+/// twice that and more. For a search of n decoders (beams, or the fallback's candidates)
+/// whisper.cpp made it `n + 2` times the text context (3,584 cells for five beams: 22 MB a state
+/// with tiny.en, 44 MB with base), "to work around fragmentation", and zeroed all of it at every
+/// decode, so every page was resident. A decode places its prompt (at most half the text context
+/// and the task tokens) and then, each step, one cell a decoder, for at most half the text
+/// context's steps; each batch goes into the first free run of cells, and the cells past the
+/// highest one in use are all free, so the highest cell grows by at most a batch a step. Half the
+/// text context and 8 cells, times the decoders and one, bound it (1,536 cells for five beams,
+/// the 512 of one decoder as before). The attention reads the same cells in the same order:
+/// every value is the same.
+const KV_CACHE_FOR_WHAT_A_DECODE_HOLDS: [Change; 1] = [(
+    "                    // overallocate to workaround KV cache fragmentation issues\n                    const int factor = n_decoders_cur > 1 ? n_decoders_cur + 2 : 1;\n\n                    if (!whisper_kv_cache_init(state->kv_self, state->backends[0], ctx->itype,\n                                ctx->model.hparams.n_text_state,\n                                ctx->model.hparams.n_text_layer,\n                                GGML_PAD(ctx->model.hparams.n_text_ctx, 256)*factor)) {",
+    1,
+    "                    // The most cells a decode holds: its prompt, then a cell a decoder a step.\n                    const int n_cells = std::max(\n                            GGML_PAD(ctx->model.hparams.n_text_ctx, 256),\n                            GGML_PAD((ctx->model.hparams.n_text_ctx/2 + 8)*(n_decoders_cur + 1), 256));\n\n                    if (!whisper_kv_cache_init(state->kv_self, state->backends[0], ctx->itype,\n                                ctx->model.hparams.n_text_state,\n                                ctx->model.hparams.n_text_layer,\n                                n_cells)) {",
+)];
+
+/// The thirteenth change: the encoder's padded key/value copy (`kv_pad`, 2.4 MB a state with
+/// tiny.en, 3.1 MB with base, zeroed when made, so resident) is read by the flash-attention
+/// encoder only; without flash attention, which we do not turn on, it is not made.
+const KV_PAD_FOR_FLASH_ATTENTION_ONLY: [Change; 3] = [
+    (
+        "    WHISPER_ASSERT(!!kv_pad.buffer);\n",
+        1,
+        "    WHISPER_ASSERT(!wctx.params.flash_attn || !!kv_pad.buffer);\n",
+    ),
+    (
+        "    if (!whisper_kv_cache_init(state->kv_pad, state->backends[0], ctx->itype,",
+        1,
+        "    if (ctx->params.flash_attn && !whisper_kv_cache_init(state->kv_pad, state->backends[0], ctx->itype,",
+    ),
+    (
+        "    {\n        const size_t memory_size = ggml_nbytes(state->kv_pad.k) + ggml_nbytes(state->kv_pad.v);",
+        1,
+        "    if (ctx->params.flash_attn) {\n        const size_t memory_size = ggml_nbytes(state->kv_pad.k) + ggml_nbytes(state->kv_pad.v);",
+    ),
+];
+
+/// The fourteenth change: DTW reads the alignment heads' cross-attention from the decoder's
+/// buffer straight into its own tensor, the rows it keeps only. whisper.cpp first copied all of
+/// it (a window's tokens × 1,500 audio positions × the heads) into a vector that each state then
+/// kept: 3.6 MB resident a state for a window of 100 tokens with tiny.en's six heads, more with
+/// more tokens, never read again. The same floats land in the same places.
+const DTW_READS_THE_HEADS_IN_PLACE: [Change; 1] = [(
+    "    auto & data = state->aheads_cross_QKs_data;\n    data.resize(n_tokens * n_audio_ctx * n_heads);\n    ggml_backend_tensor_get(state->aheads_cross_QKs, data.data(), 0, sizeof(float) * n_tokens * n_audio_ctx * n_heads);\n    for (int k = 0; k < n_heads; ++k) {\n        for (int j = 0; j < n_audio_tokens; ++j) {\n            memcpy(\n                (char *) w->data + j * w->nb[1] + k * w->nb[2],\n                data.data() + j * n_tokens + k * n_tokens * n_audio_ctx,\n                n_tokens * sizeof(float)\n            );\n        }\n    }\n",
+    1,
+    "    for (int k = 0; k < n_heads; ++k) {\n        for (int j = 0; j < n_audio_tokens; ++j) {\n            ggml_backend_tensor_get(\n                state->aheads_cross_QKs,\n                (char *) w->data + j * w->nb[1] + k * w->nb[2],\n                sizeof(float) * (j * n_tokens + k * n_tokens * n_audio_ctx),\n                n_tokens * sizeof(float)\n            );\n        }\n    }\n",
+)];
+
 fn whisper_cpp_version(root: &Path) -> String {
     let cmake_lists = fs::read_to_string(root.join("CMakeLists.txt")).unwrap_or_default();
     cmake_lists
@@ -583,7 +636,10 @@ fn main() {
             .chain(EACH_CALL_SEEDED)
             .chain(LOOPS_STOP_EARLY)
             .chain(ENCODER_HEADS_ONE_AT_A_TIME)
-            .chain(DTW_PASS_ASKS_NO_LOGITS),
+            .chain(DTW_PASS_ASKS_NO_LOGITS)
+            .chain(KV_CACHE_FOR_WHAT_A_DECODE_HOLDS)
+            .chain(KV_PAD_FOR_FLASH_ATTENTION_ONLY)
+            .chain(DTW_READS_THE_HEADS_IN_PLACE),
         &format!("the whisper.cpp of whisper-rs-sys {VERSION}"),
     );
     change_file(

@@ -74,7 +74,7 @@ pub use caption_engine::{
     BurnOptions, BurnReport, Cancel, Captioner, CaptionerBuilder, Color, Config, ConfigPatch,
     CropKey, CropPath, Error, ErrorCode, GivenText, LayerFormat, LayerReport, PreviewFrame,
     Progress, Reframe, Result, SpeakerCount, Stage, Task, Template, TemplateSummary, Transcriber,
-    ValidationErrors, Word,
+    ValidationErrors, Word, return_large_blocks_when_freed,
 };
 
 /// Subtitle files: SRT, WebVTT and ASS in and out, by subtitle practice

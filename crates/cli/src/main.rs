@@ -328,6 +328,8 @@ enum ModelCommand {
 }
 
 fn main() -> ExitCode {
+    // Long transcriptions and burns hand freed buffers back (see the function's docs).
+    caption_transcribe::return_large_blocks_when_freed();
     let cli = Cli::parse();
     // `serve` sets up its own, chattier logging and its own signal handling; the other
     // commands only warn, and stop a burn cleanly on Ctrl-C or SIGTERM.

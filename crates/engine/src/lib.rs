@@ -57,4 +57,4 @@ pub use caption_core::{
     cues_to_words, export_words, import_words, parse_cues,
 };
 pub use caption_media::{BurnOptions, BurnReport, CropKey, CropPath, LayerFormat, LayerReport};
-pub use caption_transcribe::{GivenText, Transcriber};
+pub use caption_transcribe::{GivenText, Transcriber, return_large_blocks_when_freed};

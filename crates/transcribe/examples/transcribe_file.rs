@@ -32,6 +32,8 @@ fn given_text(path: &Path) -> anyhow::Result<GivenText> {
 }
 
 fn main() -> anyhow::Result<()> {
+    // As `captions` does: long inputs hand freed buffers back.
+    caption_transcribe::return_large_blocks_when_freed();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(

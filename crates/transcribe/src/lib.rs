@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 mod align;
+mod allocator;
 mod chunks;
 mod cores;
 mod ct2;
@@ -50,6 +51,7 @@ mod vocab;
 mod whisper;
 mod words;
 
+pub use allocator::return_large_blocks_when_freed;
 pub use caption_align::{Aligner, AlignerModels};
 pub use error::{Error, Result};
 pub use given::GivenText;

@@ -139,7 +139,12 @@ pub fn transcribe_source_in_windows(
         // their own.
         while !ended && window.len() < window_len + samples(CUT_SEARCH_S) {
             match source.next_samples()? {
-                Some(block) => window.extend_from_slice(&block),
+                Some(block) => {
+                    // The block that crosses the window's end grows it by that block, not by
+                    // doubling (a second window's worth of samples, 20 MB, never used).
+                    window.reserve_exact(block.len());
+                    window.extend_from_slice(&block);
+                }
                 None => ended = true,
             }
         }
