@@ -15,7 +15,7 @@
 //! found time lost: the beam search computes only the probabilities it reads and takes its
 //! maxima in eight lanes ([`BEAM_SEARCH_READS_ONLY`], [`MAXIMA_IN_EIGHT_LANES`]), a call whose
 //! language is known computes its logits on a 4-bit copy of the token embedding
-//! ([`ENGLISH_LOGITS_IN_4_BITS`], named for the language it first served), the tokens near the top of each
+//! ([`LOGITS_IN_4_BITS`]), the tokens near the top of each
 //! row computed again in f16 ([`EXACT_NEAR_THE_TOP`]), DTW's graph runs on the transcription's
 //! threads ([`DTW_GRAPH_ON_OUR_THREADS`]) and a batch computes the logits it asks for only
 //! ([`LOGITS_ONLY_WHERE_ASKED`]). All but the 4-bit logits leave every word and time as it was.
@@ -156,7 +156,7 @@ static void whisper_compute_logprobs(\n",
 /// tiny.en 2 % less), and with the sixth change the words and times are the same as f16's on the
 /// bench's 123 clips and the five minutes, both models. It lives in the plain CPU buffer: in
 /// ggml's repacking one (which takes tiny.en's 51,864 rows, a multiple of eight) it was no faster.
-const ENGLISH_LOGITS_IN_4_BITS: [Change; 9] = [
+const LOGITS_IN_4_BITS: [Change; 9] = [
     (
         "    // decoder.token_embedding\n    struct ggml_tensor * d_te;\n",
         1,
@@ -597,7 +597,7 @@ const KV_PAD_FOR_FLASH_ATTENTION_ONLY: [Change; 3] = [
 const DTW_READS_THE_HEADS_IN_PLACE: [Change; 1] = [(
     "    auto & data = state->aheads_cross_QKs_data;\n    data.resize(n_tokens * n_audio_ctx * n_heads);\n    ggml_backend_tensor_get(state->aheads_cross_QKs, data.data(), 0, sizeof(float) * n_tokens * n_audio_ctx * n_heads);\n    for (int k = 0; k < n_heads; ++k) {\n        for (int j = 0; j < n_audio_tokens; ++j) {\n            memcpy(\n                (char *) w->data + j * w->nb[1] + k * w->nb[2],\n                data.data() + j * n_tokens + k * n_tokens * n_audio_ctx,\n                n_tokens * sizeof(float)\n            );\n        }\n    }\n",
     1,
-    "    for (int k = 0; k < n_heads; ++k) {\n        for (int j = 0; j < n_audio_tokens; ++j) {\n            ggml_backend_tensor_get(\n                state->aheads_cross_QKs,\n                (char *) w->data + j * w->nb[1] + k * w->nb[2],\n                sizeof(float) * (j * n_tokens + k * n_tokens * n_audio_ctx),\n                n_tokens * sizeof(float)\n            );\n        }\n    }\n",
+    "    // A head's kept rows are contiguous in both: one read a head.\n    for (int k = 0; k < n_heads; ++k) {\n        ggml_backend_tensor_get(\n            state->aheads_cross_QKs,\n            (char *) w->data + k * w->nb[2],\n            sizeof(float) * k * n_tokens * n_audio_ctx,\n            sizeof(float) * n_tokens * n_audio_tokens\n        );\n    }\n",
 )];
 
 fn whisper_cpp_version(root: &Path) -> String {
@@ -633,7 +633,7 @@ fn main() {
             .into_iter()
             .chain(BEAM_SEARCH_READS_ONLY)
             .chain(MAXIMA_IN_EIGHT_LANES)
-            .chain(ENGLISH_LOGITS_IN_4_BITS)
+            .chain(LOGITS_IN_4_BITS)
             .chain(DTW_GRAPH_ON_OUR_THREADS)
             .chain(LOGITS_ONLY_WHERE_ASKED)
             .chain(EXACT_NEAR_THE_TOP)

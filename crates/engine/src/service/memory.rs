@@ -13,41 +13,29 @@
 /// Returns the allocator's free pages to the system (every arena's, not only the main heap's).
 /// A no-op where the C library is not glibc.
 pub(crate) fn give_back() {
+    // glibc's malloc_trim releases the free memory at the top of the heap and, since 2.8, the
+    // free pages inside every arena.
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        unsafe extern "C" {
-            /// glibc: releases free memory at the top of the heap and, since 2.8, the free
-            /// pages inside every arena; `pad` bytes are kept at the top.
-            fn malloc_trim(pad: usize) -> std::ffi::c_int;
-        }
-        // SAFETY: malloc_trim takes no pointer and is safe to call from any thread at any
-        // time; it takes each arena's lock itself.
-        unsafe {
-            malloc_trim(0);
-        }
+    // SAFETY: malloc_trim takes no pointer and is safe to call from any thread at any time; it
+    // takes each arena's lock itself.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
 /// Caps glibc's malloc arenas at two a core, unless `MALLOC_ARENA_MAX` says otherwise. Call it
 /// first thing in a process that serves, before its threads start. A no-op where the C
-/// library is not glibc.
+/// library is not glibc. The other allocator setting a long job wants,
+/// [`caption_transcribe::return_large_blocks_when_freed`], every `captions` command makes.
 pub fn cap_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        /// glibc's `M_ARENA_MAX` for `mallopt`.
-        const M_ARENA_MAX: std::ffi::c_int = -8;
-        unsafe extern "C" {
-            fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
-        }
-        if std::env::var_os("MALLOC_ARENA_MAX").is_some() {
-            return;
-        }
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         let arenas = std::ffi::c_int::try_from(2 * cores).unwrap_or(std::ffi::c_int::MAX);
         // SAFETY: mallopt takes two integers and no pointer; M_ARENA_MAX only bounds arenas
         // made from now on.
         unsafe {
-            mallopt(M_ARENA_MAX, arenas);
+            libc::mallopt(libc::M_ARENA_MAX, arenas);
         }
     }
 }
