@@ -10,6 +10,13 @@ input is also transcribed N times by each of ours and faster-whisper (int8, beam
 same weights, both told the speech is English; with its previous-text prompt, its default, and
 without), alternating: wall time median and spread, the ratios, word error rate and boundary
 errors of each.
+
+With --languages en,es,fr,de,it,pt,nl (and a multilingual --model), the time of each language on
+inputs of the same length: the clean espeak-ng clips of each language (two voices, its tuning and
+held-out sentences) laid end to end into a MINUTES-long input, each transcribed RUNS times by ours
+(and by faster-whisper with --beside-faster-whisper), alternating languages; wall time a second of
+audio, median and spread, its ratio to English's, and word error rate. Clips a few seconds long
+are the clip bench's; this is the length users transcribe, where pieces fill whisper's window.
 """
 
 import argparse
@@ -59,9 +66,9 @@ def build(clips, minutes, out, noise_db=None):
     return truth, placements
 
 
-def run(binary, wav, model, threads, extra=()):
+def run(binary, wav, model, threads, extra=(), lang="en"):
     # Told the language, as faster-whisper is below (and as the clip bench tells both).
-    out = subprocess.run(["/usr/bin/time", "-f", "%M", binary, str(wav), "--model", model, "--lang", "en",
+    out = subprocess.run(["/usr/bin/time", "-f", "%M", binary, str(wav), "--model", model, "--lang", lang,
                           "--threads", str(threads), *extra], capture_output=True, text=True, check=True)
     peak_kb = int(out.stderr.strip().splitlines()[-1])
     return json.loads(out.stdout), peak_kb / 1024
@@ -98,6 +105,43 @@ def beside_faster_whisper(binary, wav, truth, model, threads, runs, variants=())
             ratios = sorted(a / b for a, b in zip(times[name], times[engine]))
             print(f"{name} / {engine}: {statistics.median(ratios):.2f}x median "
                   f"({ratios[0]:.2f}-{ratios[-1]:.2f}x)")
+
+
+def by_language(args, fixtures):
+    """Time a second of audio per language on inputs of --minutes each (see the docstring)."""
+    languages = [lang for lang in args.languages.split(",") if lang]
+    inputs = {}
+    for lang in languages:
+        clips, _ = bench.make_continuous(fixtures / "continuous", ["clean"], [] if lang == "en" else [lang])
+        clips = [c for c in clips if c["voice"].startswith("espeak")]
+        wav = fixtures / f"long-{lang}-{args.minutes}min.wav"
+        truth, _ = build(clips, args.minutes, wav)
+        inputs[lang] = (wav, truth)
+    runs = max(args.beside_faster_whisper, args.runs)
+    engines = ["ours"] + (["faster-whisper"] if args.beside_faster_whisper else [])
+    per_s = {(engine, lang): [] for engine in engines for lang in languages}
+    words = {}
+    for _ in range(runs):
+        for lang, (wav, _) in inputs.items():
+            result, _ = run(args.binary, wav, args.model, args.threads, lang=lang)
+            per_s["ours", lang].append(result["elapsed_s"] / result["duration_s"])
+            words["ours", lang] = result["words"]
+            if "faster-whisper" in engines:
+                fw = bench.run_faster_whisper([{"name": lang, "wav": str(wav)}], args.model, lang, args.threads,
+                                              "int8", 5)[lang]
+                per_s["faster-whisper", lang].append(fw["elapsed_s"] / result["duration_s"])
+                words["faster-whisper", lang] = fw["words"]
+    print(f"{args.minutes} min a language (espeak-ng, clean), model {args.model}, {args.threads} threads, "
+          f"{runs} runs each, wall time a second of audio, median (range):")
+    for engine in engines:
+        english = statistics.median(per_s[engine, "en"]) if "en" in languages else None
+        for lang in languages:
+            times = per_s[engine, lang]
+            ref = [bench.norm(t["word"]) for t in inputs[lang][1]]
+            edits, _ = bench.align(ref, [bench.norm(w["word"]) for w in words[engine, lang] if bench.norm(w["word"])])
+            ratio = f", {statistics.median(times) / english:.2f}x English" if english else ""
+            print(f"{engine:>15} {lang}: {statistics.median(times):.3f} ({min(times):.3f}-{max(times):.3f})"
+                  f"{ratio}, WER {edits / len(ref):.3f}")
 
 
 def errors_between(truth, words, from_s, to_s):
@@ -143,10 +187,18 @@ def main():
     parser.add_argument("--variant", action="append", default=[], metavar="ARGS",
                         help="with --beside-faster-whisper, also run ours with these arguments "
                              "(repeatable; e.g. --variant=--whole-window)")
+    parser.add_argument("--languages", metavar="LANGS",
+                        help="time per language instead: en,es,fr,de,it,pt,nl inputs of --minutes each "
+                             "(a multilingual --model)")
+    parser.add_argument("--runs", type=int, default=3, help="with --languages, runs of each input")
     parser.add_argument("--noise", type=float, metavar="SNR_DB",
                         help="pink noise under the whole input, SNR_DB under the speech")
     args = parser.parse_args()
     fixtures = Path(args.fixtures)
+    if args.languages:
+        if args.model.removesuffix("-q8_0").endswith(".en"):
+            parser.error(f"--languages needs a multilingual --model, not {args.model}")
+        return by_language(args, fixtures)
     clips, _ = bench.make_continuous(fixtures / "continuous", ["clean"])
     tag = "" if args.noise is None else f"-noise{args.noise:g}"
     short_wav = fixtures / f"long-5min{tag}.wav"
