@@ -193,6 +193,28 @@ fn a_cut_moves_where_the_words_around_it_aligned_together_pause() {
 }
 
 #[test]
+fn words_that_run_on_across_a_cut_take_the_joint_times() {
+    // Whisper put a second's pause before w3 (a sung line's last word, held, came out after a
+    // pause of its own); aligned together, the words run on with no pause at all.
+    let samples = vec![0.0f32; 4 * SAMPLE_RATE_HZ];
+    let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    let mut words = spoken(&[0.5, 0.75, 1.0, 2.5, 2.75, 3.0]);
+    let mut align = aligner_with_pause(3, 0.0, 0.06);
+    assert_eq!(
+        moved_cut(&mut align, &samples, &mut words, 0..6, 3),
+        Some(3)
+    );
+    // The cut stays, and the words took the joint times (from the audio's start, 0.25 s).
+    assert!(near(words[2].end, 0.85) && near(words[3].start, 0.85));
+    assert!(near(words[5].end, 1.45));
+    // Words the joint alignment leaves near their times keep them.
+    let near_joint = [0.25, 0.45, 0.65, 0.85, 1.05, 1.25];
+    let mut words = spoken(&near_joint);
+    assert_eq!(moved_cut(&mut align, &samples, &mut words, 0..6, 3), None);
+    assert_eq!(words, spoken(&near_joint));
+}
+
+#[test]
 fn a_cut_is_in_doubt_beside_a_squeezed_word_or_a_word_moved_far() {
     // "morning to | discuss": whisper heard "to" at 2.28-2.38.
     let heard = [(1.59, 2.1), (2.28, 2.38), (2.38, 2.9), (2.9, 3.0)];
