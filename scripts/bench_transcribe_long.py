@@ -93,13 +93,10 @@ def beside_faster_whisper(binary, wav, truth, model, threads, runs, variants=())
             fw = bench.run_faster_whisper(input_, model, "en", threads, "int8", 5, previous_text)
             times[engine].append(fw["long"]["elapsed_s"])
             words[engine] = fw["long"]["words"]
-    ref = [bench.norm(t["word"]) for t in truth]
     for engine, elapsed in times.items():
-        hyp_words = [w for w in words[engine] if bench.norm(w["word"])]
-        edits, _ = bench.align(ref, [bench.norm(w["word"]) for w in hyp_words])
-        errs = errors_between(truth, hyp_words, 0.0, float("inf"))
+        errs = errors_between(truth, words[engine], 0.0, float("inf"))
         print(f"{engine:>25}: {statistics.median(elapsed):.1f} s median of {runs} "
-              f"({min(elapsed):.1f}-{max(elapsed):.1f}), WER {edits / len(ref):.3f}, {summary(errs)}")
+              f"({min(elapsed):.1f}-{max(elapsed):.1f}), WER {wer(truth, words[engine]):.3f}, {summary(errs)}")
     for name in ours:
         for engine in ("faster-whisper", "faster-whisper, no prompt"):
             ratios = sorted(a / b for a, b in zip(times[name], times[engine]))
@@ -138,11 +135,16 @@ def by_language(args, fixtures):
         english = statistics.median(per_s[engine, "en"]) if "en" in languages else None
         for lang in languages:
             times = per_s[engine, lang]
-            ref = [bench.norm(t["word"]) for t in inputs[lang][1]]
-            edits, _ = bench.align(ref, [bench.norm(w["word"]) for w in words[engine, lang] if bench.norm(w["word"])])
             ratio = f", {statistics.median(times) / english:.2f}x English" if english else ""
             print(f"{engine:>15} {lang}: {statistics.median(times):.3f} ({min(times):.3f}-{max(times):.3f})"
-                  f"{ratio}, WER {edits / len(ref):.3f}")
+                  f"{ratio}, WER {wer(inputs[lang][1], words[engine, lang]):.3f}")
+
+
+def wer(truth, words):
+    """Word error rate of `words` against `truth` (normalised as the clip bench does)."""
+    ref = [bench.norm(t["word"]) for t in truth]
+    edits, _ = bench.align(ref, [bench.norm(w["word"]) for w in words if bench.norm(w["word"])])
+    return edits / len(ref)
 
 
 def errors_between(truth, words, from_s, to_s):

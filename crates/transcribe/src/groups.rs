@@ -397,12 +397,12 @@ fn moved_cut(
     if !(moved || same_cut_elsewhere || run_on) {
         return None;
     }
-    let widest = if run_on { cut } else { widest };
     for (word, span) in words[local].iter_mut().zip(&spans) {
         word.start = from_s + span.start_s;
         word.end = from_s + span.end_s;
     }
-    Some(widest)
+    // Only a moved pause moves the cut (the three cases exclude one another).
+    Some(if moved { widest } else { cut })
 }
 
 /// Aligns `words[range]` (as written) on their audio, bounded by [`audio_bounds`]: where that
