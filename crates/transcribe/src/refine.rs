@@ -29,6 +29,16 @@ pub(crate) struct Signal {
     pub(crate) singing: Singing,
 }
 
+/// Whose words [`refine`] times.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Source<'a> {
+    /// Whisper's: a word the aligner finds no room for was never said.
+    Heard,
+    /// A text the caller gave: every word is kept. For each word, whether it begins a line
+    /// ([`crate::given::line_starts`]; empty for a subtitle file's cues).
+    Given { line_starts: &'a [bool] },
+}
+
 /// A snap never leaves a word shorter than this: the aligner's shortest word (one phone of
 /// three 10 ms states).
 pub(crate) const MIN_WORD_S: f64 = 0.03;
@@ -41,17 +51,18 @@ const SNAP_GAP_S: f64 = APART_S;
 /// signal's: the amplitude gate's regions, in time order) where that sound's edge is in
 /// someone's speech (the signal's voice, when known: the onset of a music bed is no word's
 /// start). In a noisy recording whose noise [`cleared`] can take out, the sound is the gate's
-/// (with `gate`) on the cleared recording instead. With `drop_unfit`, words the aligner finds
-/// no room for in the audio (whisper's hallucinations: "Thank you for watching" three times
-/// over a second of speech) are removed. The aligner and the denoiser use up to `threads`
-/// threads. Returns how many groups fell back to the old times.
+/// (with `gate`) on the cleared recording instead. Whisper's own words (`source`) that the
+/// aligner finds no room for in the audio (its hallucinations: "Thank you for watching" three
+/// times over a second of speech) are removed; a given text's words are all kept, and its line
+/// breaks are kept as pauses. The aligner and the denoiser use up to `threads` threads.
+/// Returns how many groups fell back to the old times.
 pub(crate) fn refine(
     aligner: &LanguageAligner<'_>,
     samples: &[f32],
     words: &mut Vec<Word>,
     signal: &Signal,
     gate: &GateParams,
-    drop_unfit: bool,
+    source: Source<'_>,
     threads: usize,
 ) -> usize {
     // The edges of words sung on held notes are no pause: the voice is widened over them.
@@ -59,8 +70,12 @@ pub(crate) fn refine(
     // 0.16 s on Silero's voice, 91 % / 0.11 s widened.)
     let voice = signal.voice.as_ref();
     let mut unfit = Vec::new();
-    let failed = align_groups(aligner, samples, words, &mut unfit, threads);
-    if drop_unfit && !unfit.is_empty() {
+    let line_starts = match source {
+        Source::Heard => &[][..],
+        Source::Given { line_starts } => line_starts,
+    };
+    let failed = align_groups(aligner, samples, words, line_starts, &mut unfit, threads);
+    if matches!(source, Source::Heard) && !unfit.is_empty() {
         tracing::debug!(
             words = ?unfit.iter().map(|&i| words[i].word.as_str()).collect::<Vec<_>>(),
             "words with no room in the audio dropped"

@@ -568,15 +568,15 @@ impl WhisperTranscriber {
     }
 
     /// The aligner's times for the words, on up to the options' threads, in the languages it
-    /// aligns ([`Aligner::language`]); in others words keep theirs. With `drop_unfit`, words the aligner finds no room for in the audio are dropped
-    /// (never a text the caller gave).
+    /// aligns ([`Aligner::language`]); in others words keep theirs (see [`refine::refine`] for
+    /// what `source` changes).
     fn refine(
         &self,
         samples: &[f32],
         words: &mut Vec<Word>,
         language: Option<&str>,
         signal: &Signal,
-        drop_unfit: bool,
+        source: refine::Source<'_>,
         options: &TranscribeOptions,
     ) {
         if let Some(aligner) = self.language_aligner(language, signal.singing.sung) {
@@ -587,7 +587,7 @@ impl WhisperTranscriber {
                 words,
                 signal,
                 &self.tuning.gate,
-                drop_unfit,
+                source,
                 options.effective_threads(),
             );
             tracing::debug!(
@@ -609,7 +609,14 @@ impl Transcriber for WhisperTranscriber {
     fn transcribe(&self, samples: &[f32], options: &TranscribeOptions) -> Result<Transcript> {
         report(options, 0);
         let (mut words, language, signal) = self.transcribe_rough(samples, options)?;
-        self.refine(samples, &mut words, language, &signal, true, options);
+        self.refine(
+            samples,
+            &mut words,
+            language,
+            &signal,
+            refine::Source::Heard,
+            options,
+        );
         caption_core::mark_fillers(&mut words);
         report(options, 100);
         Ok(Transcript {
@@ -657,7 +664,14 @@ impl Transcriber for WhisperTranscriber {
             word.start = round_ms(word.start.max(0.0).min(total_s));
             word.end = round_ms(word.end.min(total_s)).max(word.start);
         }
-        self.refine(samples, &mut words, language, &signal, false, options);
+        let line_starts = match text {
+            GivenText::Plain(text) => given::line_starts(text),
+            GivenText::Cues(_) => Vec::new(),
+        };
+        let source = refine::Source::Given {
+            line_starts: &line_starts,
+        };
+        self.refine(samples, &mut words, language, &signal, source, options);
         caption_core::mark_fillers(&mut words);
         report(options, 100);
         Ok(Transcript {
