@@ -207,24 +207,51 @@ fn on_islands(run: &[&str], islands: &[(f64, f64)]) -> Option<Vec<Word>> {
     if k < 2 || n < k || n > MAX_ISLAND_WORDS {
         return None;
     }
-    let letters = |t: &str| t.chars().filter(|c| c.is_alphanumeric()).count().max(1);
-    let mut prefix = vec![0usize; n + 1];
-    for (i, token) in run.iter().enumerate() {
-        prefix[i + 1] = prefix[i] + letters(token);
+    let letters: Vec<f64> = run.iter().map(|t| letters(t) as f64).collect();
+    let island_s: Vec<f64> = islands.iter().map(|(a, b)| b - a).collect();
+    let pace_s = island_s.iter().sum::<f64>() / letters.iter().sum::<f64>();
+    let words_s: Vec<f64> = letters.iter().map(|l| l * pace_s).collect();
+    let cuts = runs_matching(&words_s, &island_s, |_| 0.0)?;
+    let mut out = Vec::with_capacity(n);
+    for (j, &(start_s, end_s)) in islands.iter().enumerate() {
+        out.extend(spread_by_length(&run[cuts[j]..cuts[j + 1]], start_s, end_s));
     }
-    let sound_s: f64 = islands.iter().map(|(a, b)| b - a).sum();
-    let pace_s = sound_s / prefix[n] as f64;
-    // cost[j][i]: the least mismatch of words[..i] laid on islands[..j]; from[j][i]: where
-    // island j - 1's words begin in it.
+    Some(out)
+}
+
+/// A word's letters and digits, at least one: its length when nothing better is known.
+pub(crate) fn letters(word: &str) -> usize {
+    word.chars().filter(|c| c.is_alphanumeric()).count().max(1)
+}
+
+/// Cuts `sizes` (in order) into `targets.len()` runs of one item or more, the runs' sums
+/// differing least from their targets in all, less the `gain` of beginning a run at each item
+/// (item 0 has none): where each run begins, then `sizes.len()`. `None` when there are fewer
+/// items than targets, or no target. (Dynamic programming over where each run ends: quadratic
+/// in the items, times the targets.)
+pub(crate) fn runs_matching(
+    sizes: &[f64],
+    targets: &[f64],
+    gain: impl Fn(usize) -> f64,
+) -> Option<Vec<usize>> {
+    let (n, k) = (sizes.len(), targets.len());
+    if k == 0 || n < k {
+        return None;
+    }
+    let mut prefix = vec![0.0; n + 1];
+    for (i, size) in sizes.iter().enumerate() {
+        prefix[i + 1] = prefix[i] + size;
+    }
+    // cost[j][i]: the least mismatch of sizes[..i] cut into the first j runs; from[j][i]:
+    // where run j - 1 begins in it.
     let mut cost = vec![vec![f64::INFINITY; n + 1]; k + 1];
     let mut from = vec![vec![0usize; n + 1]; k + 1];
     cost[0][0] = 0.0;
     for j in 1..=k {
-        let island_s = islands[j - 1].1 - islands[j - 1].0;
         for i in j..=n - (k - j) {
             for p in j - 1..i {
-                let words_s = (prefix[i] - prefix[p]) as f64 * pace_s;
-                let c = cost[j - 1][p] + (words_s - island_s).abs();
+                let mismatch = (prefix[i] - prefix[p] - targets[j - 1]).abs();
+                let c = cost[j - 1][p] + mismatch - if p > 0 { gain(p) } else { 0.0 };
                 if c < cost[j][i] {
                     cost[j][i] = c;
                     from[j][i] = p;
@@ -238,11 +265,7 @@ fn on_islands(run: &[&str], islands: &[(f64, f64)]) -> Option<Vec<Word>> {
         cuts.push(from[j][last]);
     }
     cuts.reverse();
-    let mut out = Vec::with_capacity(n);
-    for (j, &(start_s, end_s)) in islands.iter().enumerate() {
-        out.extend(spread_by_length(&run[cuts[j]..cuts[j + 1]], start_s, end_s));
-    }
-    Some(out)
+    Some(cuts)
 }
 
 /// Appends the words written `tokens` to `out`: a word matched to a heard word (an anchor:

@@ -42,8 +42,11 @@ const MAX_SPLIT_DEPTH: u32 = 3;
 /// of a group cut after a failure) failed and kept their old times. The indices of words in
 /// pieces too short for their phones are added to `unfit`, in order. Each cut between two
 /// groups is then checked (see [`moved_cut`]); a cut the aligner puts elsewhere moves, and the
-/// two groups are aligned again, unless the cut is at a line break of a given text
-/// (`line_starts`: for each word, whether it begins a line; empty when there are none). With
+/// two groups are aligned again. A cut at a line break of a given text (`line_starts`: for each
+/// word, whether it begins a line; empty when there are none) is not checked: a song's line
+/// held its last word ("road", 2 s on its note) up to the rest, and aligned with the next
+/// line's first words that note was taken for silence and the word moved over the rest, 2.75 s
+/// late; another's last word went to the next line's voice, 5 s late. With
 /// `threads` of 2 or more, words spanning at least [`TWO_HALVES_MIN_S`] are aligned in two
 /// halves at once (see [`align_in_halves`]).
 pub(crate) fn align_groups(
@@ -108,19 +111,14 @@ pub(crate) fn align_groups(
             both.clone(),
             ranges[i].start,
         );
-        if failed[i - 1] > 0 || failed[i] > 0 || !doubtful {
+        // A line break of a given text is where the voice paused: the joint alignment of the
+        // words around it is not asked where the pause is.
+        let at_line_break = line_starts.get(ranges[i].start) == Some(&true);
+        if failed[i - 1] > 0 || failed[i] > 0 || !doubtful || at_line_break {
             continue;
         }
         let kept = Kept::save(words, &found, both.clone());
-        let at_line_break = line_starts.get(ranges[i].start) == Some(&true);
-        let Some(cut) = moved_cut(
-            &mut align,
-            samples,
-            words,
-            both.clone(),
-            ranges[i].start,
-            at_line_break,
-        ) else {
+        let Some(cut) = moved_cut(&mut align, samples, words, both.clone(), ranges[i].start) else {
             continue;
         };
         let (left, right) = (both.start..cut, cut..both.end);
@@ -372,17 +370,13 @@ const SQUEEZE_SLACK_S: f64 = 0.015;
 /// where it joins the words at the cut; or the cut itself, where the joint alignment keeps a
 /// pause there, or runs the words on with no pause at all, and moves a word beside it more than
 /// [`MOVED_AT_CUT_S`]. The words aligned together then take its times, so that the groups are
-/// aligned again on audio bounded by them. A cut `at_line_break` of a given text never moves:
-/// a song's line held its last word ("road", 2 s on its note) up to the rest, and aligned
-/// with the next line's first words that note was taken for silence and the word moved over
-/// the rest, 2.75 s late.
+/// aligned again on audio bounded by them.
 fn moved_cut(
     align: &mut impl Align,
     samples: &[f32],
     words: &mut [Word],
     both: std::ops::Range<usize>,
     cut: usize,
-    at_line_break: bool,
 ) -> Option<usize> {
     let local = near_cut(both, cut);
     let (from_s, spans) = align_on_audio(align, samples, words, local.clone());
@@ -404,8 +398,7 @@ fn moved_cut(
     // the public library"), the word's group followed whisper's times, and alone it had no
     // other sound to take.
     let same_cut_elsewhere = widest == cut && gap(cut) >= APART_S && moves_elsewhere;
-    let moved =
-        widest != cut && gap(cut) < APART_S && gap(widest) >= CUT_MOVE_PAUSE_S && !at_line_break;
+    let moved = widest != cut && gap(cut) < APART_S && gap(widest) >= CUT_MOVE_PAUSE_S;
     // Or the words run on with no pause at all, and the joint alignment moves them: whisper's
     // times put a pause where there is none (a song's last word, held on its note, in a group
     // of its own 1.4 s late; "for" 0.17 s early under noise, its sound left to the next group).

@@ -12,6 +12,7 @@
 use caption_align::LanguageAligner;
 use caption_core::Word;
 
+use crate::given::{letters, runs_matching};
 use crate::speech::{Region, SAMPLE_RATE_HZ, round_ms};
 
 /// Under this share of a text's words heard by whisper, the text is laid on the voice
@@ -113,16 +114,19 @@ impl Joined {
     }
 }
 
-/// Lays `words` (a given text, in order) on the voiced `stretches` of `samples`: aligned in
-/// one pass by `aligner` on the stretches joined end to end when it can; else the words share
-/// the stretches' time by their letters, and then each run of stretches of up to
-/// [`CHUNK_S`] is aligned with the words that fell in it. Every word then lies inside a
-/// stretch, in order. Returns whether the aligner placed them all (`false`: some or all kept
-/// their share by length; with no stretch at all, the words are left as they were).
+/// Lays `words` (a given text, in order; `line_starts` says which begin a line, see
+/// [`crate::given::line_starts`]) on the voiced `stretches` of `samples`: aligned in one pass
+/// by `aligner` on the stretches joined end to end when it can; else, for a text in lines, each
+/// line on its own run of stretches ([`lines_on_stretches`]), aligned there or sharing it by
+/// letters; else the words share the stretches' time by their letters, and then each run of
+/// stretches of up to [`CHUNK_S`] is aligned with the words that fell in it. Every word then
+/// lies inside a stretch, in order. Returns whether the aligner placed them all (`false`: some
+/// or all kept their share by length; with no stretch at all, the words are left as they were).
 pub(crate) fn lay_on_voice(
     aligner: Option<&LanguageAligner<'_>>,
     samples: &[f32],
     words: &mut [Word],
+    line_starts: &[bool],
     stretches: &[Region],
 ) -> bool {
     if words.is_empty() || stretches.is_empty() {
@@ -140,6 +144,23 @@ pub(crate) fn lay_on_voice(
             "a text whisper heard little of, aligned on the voice at once"
         );
         return true;
+    }
+    if let Some(lines) = lines_on_stretches(words, line_starts, stretches) {
+        let mut all = true;
+        for (line, runs) in lines {
+            let (words, stretches) = (&mut words[line], &stretches[runs]);
+            if !align_joined(aligner, samples, words, stretches) {
+                share_by_letters(words, stretches);
+                all = false;
+            }
+        }
+        tracing::debug!(
+            words = words.len(),
+            all,
+            elapsed_s = started.elapsed().as_secs_f64(),
+            "a text whisper heard little of, aligned on the voice line by line"
+        );
+        return all;
     }
     // A long search over music can lose its way (a four-minute song's search ended with no
     // word); shorter ones, each on its own words, do not, and a word misplaced between two
@@ -171,6 +192,52 @@ pub(crate) fn lay_on_voice(
         "a text whisper heard little of, aligned on the voice in runs of stretches"
     );
     all
+}
+
+/// Each line of `words` (`line_starts`: which begin one) with the run of `stretches` it is sung
+/// or said on: the stretches cut into as many runs as there are lines, each run's voiced time
+/// as near as can be to its line's share of the whole by letters ([`runs_matching`]). A line
+/// ends where the voice pauses, and over music the voice found is broken inside lines too
+/// (Silero loses a held low note): sharing the words out by letters across every stretch put
+/// a song's second line in the rest of its first line's stretch, 4 s early. `None` for a text
+/// of one line, or with fewer stretches than lines.
+#[allow(clippy::type_complexity, reason = "pairs of ranges, named by the doc")]
+fn lines_on_stretches(
+    words: &[Word],
+    line_starts: &[bool],
+    stretches: &[Region],
+) -> Option<Vec<(std::ops::Range<usize>, std::ops::Range<usize>)>> {
+    let mut lines: Vec<std::ops::Range<usize>> = Vec::new();
+    for i in 0..words.len() {
+        match lines.last_mut() {
+            Some(line) if line_starts.get(i) != Some(&true) => line.end = i + 1,
+            _ => lines.push(i..i + 1),
+        }
+    }
+    if lines.len() < 2 {
+        return None;
+    }
+    let letters: Vec<f64> = lines
+        .iter()
+        .map(|line| {
+            words[line.clone()]
+                .iter()
+                .map(|w| letters(&w.word))
+                .sum::<usize>() as f64
+        })
+        .collect();
+    let voiced_s: Vec<f64> = stretches.iter().map(Region::duration_s).collect();
+    let pace_s = voiced_s.iter().sum::<f64>() / letters.iter().sum::<f64>();
+    let targets: Vec<f64> = letters.iter().map(|l| l * pace_s).collect();
+    let gap_before = |k: usize| stretches[k].start_s - stretches[k - 1].end_s;
+    let cuts = runs_matching(&voiced_s, &targets, gap_before)?;
+    Some(
+        lines
+            .into_iter()
+            .enumerate()
+            .map(|(j, line)| (line, cuts[j]..cuts[j + 1]))
+            .collect(),
+    )
 }
 
 /// Voiced time aligned in one search when the whole input could not be (see [`lay_on_voice`]).
@@ -207,13 +274,7 @@ fn align_joined(
 /// never straddles two stretches: it takes what is left of one when that is at least half its
 /// share, else it starts the next.
 fn share_by_letters(words: &mut [Word], stretches: &[Region]) {
-    let letters = |w: &Word| {
-        w.word
-            .chars()
-            .filter(|c| c.is_alphanumeric())
-            .count()
-            .max(1)
-    };
+    let letters = |w: &Word| letters(&w.word);
     let total_letters: usize = words.iter().map(letters).sum();
     let voiced_s: f64 = stretches.iter().map(Region::duration_s).sum();
     let per_letter_s = voiced_s / total_letters as f64;
@@ -285,6 +346,7 @@ mod tests {
             Some(&english),
             &samples,
             &mut words,
+            &[],
             &stretches
         ));
         assert!(words.windows(2).all(|w| w[0].end <= w[1].start + 1e-9));
@@ -382,5 +444,29 @@ mod tests {
             (0.0, 1.0, 5.0)
         );
         assert!(words.iter().all(|w| w.end <= 1.0 || w.start >= 5.0));
+    }
+
+    #[test]
+    fn each_line_takes_the_run_of_stretches_nearest_its_share_and_cut_at_rests() {
+        let words: Vec<Word> = ["aaaa", "bbbb", "cccc", "dddd", "eeee", "ffff"]
+            .iter()
+            .map(|&w| Word::new(0.0, 0.0, w))
+            .collect();
+        let lines = [false, false, true, false, false, false];
+        // The first line (8 letters) sung on 1-3 s and 3.6-4.6 s, a rest, the second (16
+        // letters) on 8-9 s and 9.5-12 s. By voiced time alone the first line would end after
+        // 1-3 s (2 s against its share of 2.17 s); the rest after 4.6 s is where it ends.
+        let stretches = [
+            region(1.0, 3.0),
+            region(3.6, 4.6),
+            region(8.0, 9.0),
+            region(9.5, 12.0),
+        ];
+        let got = lines_on_stretches(&words, &lines, &stretches).unwrap();
+        assert_eq!(got, vec![(0..2, 0..2), (2..6, 2..4)]);
+        // One line, or more lines than stretches: nothing to cut.
+        assert_eq!(lines_on_stretches(&words, &[], &stretches), None);
+        let every = [false, true, true, true, true, true];
+        assert_eq!(lines_on_stretches(&words, &every, &stretches), None);
     }
 }

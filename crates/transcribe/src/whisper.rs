@@ -652,11 +652,15 @@ impl Transcriber for WhisperTranscriber {
             }
             GivenText::Cues(cues) => given::place_cues(cues, &heard, total_s, &signal.sound),
         };
+        let line_starts = match text {
+            GivenText::Plain(text) => given::line_starts(text),
+            GivenText::Cues(_) => Vec::new(),
+        };
         if let GivenText::Plain(text) = text
             && given::heard_share(text, &heard) < on_voice::HEARD_LITTLE
         {
             let aligner = self.language_aligner(language, signal.singing.sung);
-            on_voice::lay_on_voice(aligner.as_ref(), samples, &mut words, &voiced);
+            on_voice::lay_on_voice(aligner.as_ref(), samples, &mut words, &line_starts, &voiced);
         }
         // Cues may run past the audio; words are kept inside it. (`max`/`min`, not `clamp`:
         // a start rounded up past the end must not panic.)
@@ -664,10 +668,6 @@ impl Transcriber for WhisperTranscriber {
             word.start = round_ms(word.start.max(0.0).min(total_s));
             word.end = round_ms(word.end.min(total_s)).max(word.start);
         }
-        let line_starts = match text {
-            GivenText::Plain(text) => given::line_starts(text),
-            GivenText::Cues(_) => Vec::new(),
-        };
         let source = refine::Source::Given {
             line_starts: &line_starts,
         };

@@ -159,7 +159,7 @@ fn a_cut_moves_where_the_words_around_it_aligned_together_pause() {
     let mut words = spoken(&spoken_at);
     let mut align = aligner_with_pause(4, 0.3, 0.06);
     assert_eq!(
-        moved_cut(&mut align, &samples, &mut words, 0..6, 3, false),
+        moved_cut(&mut align, &samples, &mut words, 0..6, 3),
         Some(4)
     );
     // The words took the joint times, from the audio's start: half of the 0.5 s before w0.
@@ -172,10 +172,7 @@ fn a_cut_moves_where_the_words_around_it_aligned_together_pause() {
     for (pause_before, pause_s, shortest_s) in [(4, 0.05, 0.06), (4, 0.3, 0.19)] {
         let mut words = spoken(&spoken_at);
         let mut align = aligner_with_pause(pause_before, pause_s, shortest_s);
-        assert_eq!(
-            moved_cut(&mut align, &samples, &mut words, 0..6, 3, false),
-            None
-        );
+        assert_eq!(moved_cut(&mut align, &samples, &mut words, 0..6, 3), None);
         assert_eq!(words, spoken(&spoken_at));
     }
 
@@ -184,28 +181,15 @@ fn a_cut_moves_where_the_words_around_it_aligned_together_pause() {
     let near_joint = [0.25, 0.45, 0.65, 1.15, 1.35, 1.55];
     let mut words = spoken(&near_joint);
     let mut align = aligner_with_pause(3, 0.3, 0.06);
-    assert_eq!(
-        moved_cut(&mut align, &samples, &mut words, 0..6, 3, false),
-        None
-    );
+    assert_eq!(moved_cut(&mut align, &samples, &mut words, 0..6, 3), None);
     assert_eq!(words, spoken(&near_joint));
     // ... and keeps the cut, with the joint times, where it moves words far from theirs.
     let mut words = spoken(&spoken_at);
     assert_eq!(
-        moved_cut(&mut align, &samples, &mut words, 0..6, 3, false),
+        moved_cut(&mut align, &samples, &mut words, 0..6, 3),
         Some(3)
     );
     assert!(near(words[2].end, 0.85) && near(words[3].start, 1.15));
-
-    // A cut at a given text's line break stays where it is: a sung line's held last word,
-    // aligned with the next line's words, took their pause for its own.
-    let mut words = spoken(&spoken_at);
-    let mut align = aligner_with_pause(4, 0.3, 0.06);
-    assert_eq!(
-        moved_cut(&mut align, &samples, &mut words, 0..6, 3, true),
-        None
-    );
-    assert_eq!(words, spoken(&spoken_at));
 }
 
 #[test]
@@ -217,7 +201,7 @@ fn words_that_run_on_across_a_cut_take_the_joint_times() {
     let mut words = spoken(&[0.5, 0.75, 1.0, 2.5, 2.75, 3.0]);
     let mut align = aligner_with_pause(3, 0.0, 0.06);
     assert_eq!(
-        moved_cut(&mut align, &samples, &mut words, 0..6, 3, false),
+        moved_cut(&mut align, &samples, &mut words, 0..6, 3),
         Some(3)
     );
     // The cut stays, and the words took the joint times (from the audio's start, 0.25 s).
@@ -226,10 +210,7 @@ fn words_that_run_on_across_a_cut_take_the_joint_times() {
     // Words the joint alignment leaves near their times keep them.
     let near_joint = [0.25, 0.45, 0.65, 0.85, 1.05, 1.25];
     let mut words = spoken(&near_joint);
-    assert_eq!(
-        moved_cut(&mut align, &samples, &mut words, 0..6, 3, false),
-        None
-    );
+    assert_eq!(moved_cut(&mut align, &samples, &mut words, 0..6, 3), None);
     assert_eq!(words, spoken(&near_joint));
 }
 
