@@ -424,7 +424,6 @@ pub(crate) fn place_plain(
     };
     let mut out = Vec::with_capacity(tokens.len());
     place_on_anchors(&tokens, &anchors, &bounds, &mut out);
-    keep_lines_whole(&mut out, &line_starts(text), voiced);
     out
 }
 
@@ -459,9 +458,10 @@ const MOVED_EDGE_WORD_S: f64 = 0.2;
 /// begins or ends a line, and that was placed in the voiced stretch (of `stretches`) of the
 /// next line or the previous one while the rest of its line is in another: whisper puts the
 /// first word of a line sung after a rest at the end of the line before (a song's "where",
-/// 6 s early on the previous line's held note). A line's first word goes to the start of the
-/// stretch after the one it was in; its last, to the end of the stretch before.
-fn keep_lines_whole(words: &mut [Word], line_starts: &[bool], stretches: &[Region]) {
+/// 6 s early on the previous line's held note), and so may the aligner laying a text on the
+/// voice (another's "the", 7 s early). A line's first word goes to the start of the stretch
+/// after the one it was in; its last, to the end of the stretch before.
+pub(crate) fn keep_lines_whole(words: &mut [Word], line_starts: &[bool], stretches: &[Region]) {
     let n = words.len().min(line_starts.len());
     let starts = |i: usize| i < n && line_starts[i];
     for i in 1..n.saturating_sub(1) {
@@ -632,29 +632,22 @@ mod tests {
             ("birds", 9.0, 10.0),
         ]);
         let text = "on the road\nwhere the birds";
-        let placed = place_plain(text, &heard, 13.0, &[region(0.0, 13.0)], &voiced);
+        let mut placed = place_plain(text, &heard, 13.0, &[region(0.0, 13.0)], &voiced);
+        keep_lines_whole(&mut placed, &line_starts(text), &voiced);
         assert_eq!((placed[3].start, placed[3].end), (8.0, 8.2), "{placed:?}");
         assert_eq!((placed[2].start, placed[2].end), (2.5, 4.9));
         // One line: the same words stay where whisper heard them.
-        let placed = place_plain(
-            &text.replace('\n', " "),
-            &heard,
-            13.0,
-            &[region(0.0, 13.0)],
-            &voiced,
-        );
+        let one_line = text.replace('\n', " ");
+        let mut placed = place_plain(&one_line, &heard, 13.0, &[region(0.0, 13.0)], &voiced);
+        keep_lines_whole(&mut placed, &line_starts(&one_line), &voiced);
         assert_eq!((placed[3].start, placed[3].end), (4.92, 4.96));
 
         // A line's last word heard at the start of the next line's voice goes back to the end
         // of its own line's.
         let heard = heard_later_last();
-        let placed = place_plain(
-            "we walk along\nthe river",
-            &heard,
-            13.0,
-            &[region(0.0, 13.0)],
-            &voiced,
-        );
+        let text = "we walk along\nthe river";
+        let mut placed = place_plain(text, &heard, 13.0, &[region(0.0, 13.0)], &voiced);
+        keep_lines_whole(&mut placed, &line_starts(text), &voiced);
         assert_eq!((placed[2].start, placed[2].end), (4.8, 5.0), "{placed:?}");
     }
 

@@ -74,7 +74,19 @@ pub(crate) fn refine(
         Source::Heard => &[][..],
         Source::Given { line_starts } => line_starts,
     };
-    let failed = align_groups(aligner, samples, words, line_starts, &mut unfit, threads);
+    let quiet = QuietTest::new(samples);
+    let denoised = voice
+        .filter(|_| !quiet.clean)
+        .map(|_| denoise::denoised(samples, threads));
+    // Sung words are aligned with the music under them taken out: the acoustic model knows
+    // speech, not a band, and over the bed it put words that start a held note 0.3-0.5 s late
+    // (tuning songs, lyrics given: onsets within 0.3 s 87.2 -> 88.6 %; held out 80.0 -> 83.3 %,
+    // mean 0.27 -> 0.23 s).
+    let aligned_on = match &denoised {
+        Some(denoised) if signal.singing.sung => &denoised.samples[..],
+        _ => samples,
+    };
+    let failed = align_groups(aligner, aligned_on, words, line_starts, &mut unfit, threads);
     if matches!(source, Source::Heard) && !unfit.is_empty() {
         tracing::debug!(
             words = ?unfit.iter().map(|&i| words[i].word.as_str()).collect::<Vec<_>>(),
@@ -93,10 +105,6 @@ pub(crate) fn refine(
             i < voice.len() && voice[i].start_s <= t
         })
     };
-    let quiet = QuietTest::new(samples);
-    let denoised = voice
-        .filter(|_| !quiet.clean)
-        .map(|_| denoise::denoised(samples, threads));
     let cleared = denoised
         .as_ref()
         .zip(voice)

@@ -662,6 +662,7 @@ impl Transcriber for WhisperTranscriber {
             let aligner = self.language_aligner(language, signal.singing.sung);
             on_voice::lay_on_voice(aligner.as_ref(), samples, &mut words, &line_starts, &voiced);
         }
+        given::keep_lines_whole(&mut words, &line_starts, &voiced);
         // Cues may run past the audio; words are kept inside it. (`max`/`min`, not `clamp`:
         // a start rounded up past the end must not panic.)
         for word in &mut words {
