@@ -136,6 +136,13 @@ struct Bounds<'a> {
     total_s: f64,
     /// Where the audio has sound, in time order.
     sound: &'a [Region],
+    /// Whether the words are sung: a run of words whisper did not hear is then laid on as
+    /// many of the islands of sound in its span as it has words, the longest
+    /// ([`longest_islands`]). A sung word is held on its note, and lines are apart by rests: a
+    /// song's line's last word, not heard, had been spread over the 7 s of music between its
+    /// line and the next, whose first word's onset made a last island. Spoken words span the
+    /// short pauses inside them (a stop's closure), and keep the whole span.
+    sung: bool,
 }
 
 /// A pause at least this long inside a heard word may be where a word whisper did not hear
@@ -268,6 +275,20 @@ pub(crate) fn runs_matching(
     Some(cuts)
 }
 
+/// The `words` longest of `islands` (at least one), in time order.
+fn longest_islands(mut islands: Vec<(f64, f64)>, words: usize) -> Vec<(f64, f64)> {
+    while islands.len() > words.max(1) {
+        let shortest = (0..islands.len())
+            .min_by(|&a, &b| {
+                let length = |k: usize| islands[k].1 - islands[k].0;
+                length(a).total_cmp(&length(b))
+            })
+            .unwrap_or(0);
+        islands.remove(shortest);
+    }
+    islands
+}
+
 /// Appends the words written `tokens` to `out`: a word matched to a heard word (an anchor:
 /// its index in `tokens` and the heard word, in order) takes the heard word's times, the
 /// words between two anchors share the time between them by length, and the words before
@@ -335,9 +356,17 @@ fn place_on_anchors(
             } else {
                 found
             };
-            match on_islands(run, &found) {
-                Some(words) => out.extend(words),
-                None => out.extend(spread_by_length(run, from_s, to_s)),
+            let found = if bounds.sung {
+                longest_islands(found, run.len())
+            } else {
+                found
+            };
+            match (on_islands(run, &found), &found[..]) {
+                (Some(words), _) => out.extend(words),
+                (None, &[(start_s, end_s)]) if bounds.sung => {
+                    out.extend(spread_by_length(run, start_s, end_s));
+                }
+                (None, _) => out.extend(spread_by_length(run, from_s, to_s)),
             }
         }
         if let Some(anchor) = anchor {
@@ -382,6 +411,7 @@ pub(crate) fn place_plain(
     total_s: f64,
     sound: &[Region],
     voiced: &[Region],
+    sung: bool,
 ) -> Vec<Word> {
     let tokens: Vec<&str> = text.split_whitespace().collect();
     let given: Vec<String> = tokens.iter().map(|t| normalized(t)).collect();
@@ -421,6 +451,7 @@ pub(crate) fn place_plain(
         floor_s: 0.0,
         total_s,
         sound,
+        sung,
     };
     let mut out = Vec::with_capacity(tokens.len());
     place_on_anchors(&tokens, &anchors, &bounds, &mut out);
@@ -562,6 +593,7 @@ pub(crate) fn place_cues(
             floor_s: out.last().map_or(0.0, |w: &Word| w.end),
             total_s,
             sound,
+            sung: false,
         };
         place_on_anchors(&tokens, &anchors, &bounds, &mut out);
         first = last;
@@ -600,11 +632,19 @@ mod tests {
             10.0,
             &sound,
             &voiced,
+            false,
         );
         assert_eq!(placed.len(), 6);
         assert!(placed[5].end >= 8.9, "{placed:?}");
         // Without a voice known, about a third of a second a word, as before.
-        let placed = place_plain("sail away I'm coming home now", &heard, 10.0, &sound, &[]);
+        let placed = place_plain(
+            "sail away I'm coming home now",
+            &heard,
+            10.0,
+            &sound,
+            &[],
+            false,
+        );
         assert!(placed[5].end < 4.0, "{placed:?}");
     }
 
@@ -632,13 +672,20 @@ mod tests {
             ("birds", 9.0, 10.0),
         ]);
         let text = "on the road\nwhere the birds";
-        let mut placed = place_plain(text, &heard, 13.0, &[region(0.0, 13.0)], &voiced);
+        let mut placed = place_plain(text, &heard, 13.0, &[region(0.0, 13.0)], &voiced, false);
         keep_lines_whole(&mut placed, &line_starts(text), &voiced);
         assert_eq!((placed[3].start, placed[3].end), (8.0, 8.2), "{placed:?}");
         assert_eq!((placed[2].start, placed[2].end), (2.5, 4.9));
         // One line: the same words stay where whisper heard them.
         let one_line = text.replace('\n', " ");
-        let mut placed = place_plain(&one_line, &heard, 13.0, &[region(0.0, 13.0)], &voiced);
+        let mut placed = place_plain(
+            &one_line,
+            &heard,
+            13.0,
+            &[region(0.0, 13.0)],
+            &voiced,
+            false,
+        );
         keep_lines_whole(&mut placed, &line_starts(&one_line), &voiced);
         assert_eq!((placed[3].start, placed[3].end), (4.92, 4.96));
 
@@ -646,9 +693,26 @@ mod tests {
         // of its own line's.
         let heard = heard_later_last();
         let text = "we walk along\nthe river";
-        let mut placed = place_plain(text, &heard, 13.0, &[region(0.0, 13.0)], &voiced);
+        let mut placed = place_plain(text, &heard, 13.0, &[region(0.0, 13.0)], &voiced, false);
         keep_lines_whole(&mut placed, &line_starts(text), &voiced);
         assert_eq!((placed[2].start, placed[2].end), (4.8, 5.0), "{placed:?}");
+    }
+
+    #[test]
+    fn a_sung_word_not_heard_keeps_to_one_island_of_voice() {
+        // "lay" ends a line held on its note until 16.2 s; music until the next line, whose
+        // first word whisper heard at 23.53 s, its onset's sound from 23.48 s.
+        let heard = heard(&[("we", 13.55, 14.48), ("the", 23.53, 23.57)]);
+        let sound = [region(13.0, 16.24), region(23.48, 28.0)];
+        let sung = place_plain("we lay the", &heard, 30.0, &sound, &sound, true);
+        assert_eq!((sung[1].start, sung[1].end), (14.48, 16.24), "{sung:?}");
+        // Spoken, a word spans the pauses inside its span.
+        let spoken = place_plain("we lay the", &heard, 30.0, &sound, &sound, false);
+        assert_eq!(
+            (spoken[1].start, spoken[1].end),
+            (14.48, 23.53),
+            "{spoken:?}"
+        );
     }
 
     fn heard_later_last() -> Vec<Word> {
@@ -672,7 +736,7 @@ mod tests {
     #[test]
     fn matched_words_take_heard_times_and_the_rest_share_the_gaps() {
         let heard = heard(&[("hello", 1.0, 1.4), ("word", 1.5, 1.9), ("again", 3.0, 3.5)]);
-        let placed = place_plain("Hello, world; said again!", &heard, 5.0, &[], &[]);
+        let placed = place_plain("Hello, world; said again!", &heard, 5.0, &[], &[], false);
         let texts: Vec<&str> = placed.iter().map(|w| w.punctuated_word.as_str()).collect();
         assert_eq!(texts, ["Hello,", "world;", "said", "again!"]);
         assert_eq!((placed[0].start, placed[0].end), (1.0, 1.4));
@@ -743,14 +807,21 @@ mod tests {
             region(3.5, 3.92),
         ];
         let heard = heard(&[("debate", 2.15, 2.581), ("agreed", 3.5, 3.92)]);
-        let placed = place_plain("debate they agreed", &heard, 5.0, &sound, &[]);
+        let placed = place_plain("debate they agreed", &heard, 5.0, &sound, &[], false);
         assert_eq!((placed[1].start, placed[1].end), (2.99, 3.3));
         // Continuous speech: the sound runs on past the gap, which the word keeps, even where
         // the sound pauses inside the word.
-        let placed = place_plain("debate they agreed", &heard, 5.0, &[region(2.1, 3.95)], &[]);
+        let placed = place_plain(
+            "debate they agreed",
+            &heard,
+            5.0,
+            &[region(2.1, 3.95)],
+            &[],
+            false,
+        );
         assert_eq!((placed[1].start, placed[1].end), (2.581, 3.5));
         let closure = [region(2.1, 2.8), region(2.9, 3.95)];
-        let placed = place_plain("debate they agreed", &heard, 5.0, &closure, &[]);
+        let placed = place_plain("debate they agreed", &heard, 5.0, &closure, &[], false);
         assert_eq!((placed[1].start, placed[1].end), (2.581, 3.5));
     }
 
@@ -764,7 +835,7 @@ mod tests {
             region(3.503, 3.925),
         ];
         let in_the_next = heard(&[("debate", 2.153, 2.581), ("agreed", 2.99, 3.925)]);
-        let placed = place_plain("debate they agreed", &in_the_next, 5.0, &sound, &[]);
+        let placed = place_plain("debate they agreed", &in_the_next, 5.0, &sound, &[], false);
         let times: Vec<(f64, f64)> = placed.iter().map(|w| (w.start, w.end)).collect();
         // "debate" keeps its own (a 41 ms closure is no pause between words).
         assert_eq!(times, [(2.153, 2.581), (2.99, 3.303), (3.503, 3.925)]);
@@ -775,7 +846,14 @@ mod tests {
             region(2.99, 3.303),
             region(3.503, 3.925),
         ];
-        let placed = place_plain("debate they agreed", &in_the_previous, 5.0, &sound, &[]);
+        let placed = place_plain(
+            "debate they agreed",
+            &in_the_previous,
+            5.0,
+            &sound,
+            &[],
+            false,
+        );
         let times: Vec<(f64, f64)> = placed.iter().map(|w| (w.start, w.end)).collect();
         assert_eq!(times, [(2.153, 2.581), (2.99, 3.303), (3.503, 3.925)]);
     }
@@ -796,7 +874,7 @@ mod tests {
         ];
         let heard = heard(&[("a", 1.323, 1.557), ("a", 5.771, 6.005)]);
         let text = "a long debate they agreed to fund a";
-        let placed = place_plain(text, &heard, 7.0, &sound, &[]);
+        let placed = place_plain(text, &heard, 7.0, &sound, &[], false);
         let times: Vec<(&str, f64, f64)> = placed
             .iter()
             .map(|w| (w.word.as_str(), w.start, w.end))
@@ -813,13 +891,13 @@ mod tests {
             ]
         );
         // Fewer words than islands: spread over all of the sound.
-        let placed = place_plain("a long debate a", &heard, 7.0, &sound, &[]);
+        let placed = place_plain("a long debate a", &heard, 7.0, &sound, &[], false);
         assert_eq!((placed[1].start, placed[2].end), (1.735, 5.429));
     }
 
     #[test]
     fn nothing_heard_spreads_over_the_whole_input() {
-        let placed = place_plain("one two", &[], 2.0, &[], &[]);
+        let placed = place_plain("one two", &[], 2.0, &[], &[], false);
         assert_eq!(placed.len(), 2);
         assert_eq!(placed[0].start, 0.0);
         assert!((placed[1].end - 2.0).abs() < 1e-9);
@@ -834,7 +912,7 @@ mod tests {
             .filter(|(i, _)| i % 7 != 3)
             .map(|(i, w)| Word::new(i as f64, i as f64 + 0.5, w.clone()))
             .collect();
-        let placed = place_plain(&text.join(" "), &heard, 5000.0, &[], &[]);
+        let placed = place_plain(&text.join(" "), &heard, 5000.0, &[], &[], false);
         assert_eq!(placed.len(), 5000);
         assert_eq!((placed[4001].start, placed[4001].end), (4001.0, 4001.5));
         // Word 4000 was not heard: it fills the gap between its heard neighbours.

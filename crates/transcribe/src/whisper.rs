@@ -647,9 +647,14 @@ impl Transcriber for WhisperTranscriber {
             "the voice a given text may be laid on"
         );
         let mut words = match text {
-            GivenText::Plain(text) => {
-                given::place_plain(text, &heard, total_s, &signal.sound, &voiced)
-            }
+            GivenText::Plain(text) => given::place_plain(
+                text,
+                &heard,
+                total_s,
+                &signal.sound,
+                &voiced,
+                signal.singing.sung,
+            ),
             GivenText::Cues(cues) => given::place_cues(cues, &heard, total_s, &signal.sound),
         };
         let line_starts = match text {
