@@ -458,70 +458,6 @@ pub(crate) fn place_plain(
     out
 }
 
-/// For each word of `text` (as [`str::split_whitespace`] cuts it), whether it begins a line
-/// after the first: a line break in a plain text (a song's lyrics, a script cut into phrases)
-/// is where the voice pauses.
-pub(crate) fn line_starts(text: &str) -> Vec<bool> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let begins = !out.is_empty();
-        out.extend(
-            line.split_whitespace()
-                .enumerate()
-                .map(|(k, _)| k == 0 && begins),
-        );
-    }
-    out
-}
-
-/// The voiced stretch (of `stretches`, in order) holding the middle of `word`.
-fn stretch_of(stretches: &[Region], word: &Word) -> Option<usize> {
-    let middle = (word.start + word.end) / 2.0;
-    let i = stretches.partition_point(|r| r.end_s < middle);
-    (i < stretches.len() && stretches[i].start_s <= middle).then_some(i)
-}
-
-/// A word at least this long is laid at a line's edge when it moves there (whisper's time for a
-/// word put on the wrong side of a pause is often a few tens of milliseconds).
-const MOVED_EDGE_WORD_S: f64 = 0.2;
-
-/// Puts back with its own line a word that a line break (`line_starts`, one per word) says
-/// begins or ends a line, and that was placed in the voiced stretch (of `stretches`) of the
-/// next line or the previous one while the rest of its line is in another: whisper puts the
-/// first word of a line sung after a rest at the end of the line before (a song's "where",
-/// 6 s early on the previous line's held note), and so may the aligner laying a text on the
-/// voice (another's "the", 7 s early). A line's first word goes to the start of the stretch
-/// after the one it was in; its last, to the end of the stretch before.
-pub(crate) fn keep_lines_whole(words: &mut [Word], line_starts: &[bool], stretches: &[Region]) {
-    let n = words.len().min(line_starts.len());
-    let starts = |i: usize| i < n && line_starts[i];
-    for i in 1..n.saturating_sub(1) {
-        let (Some(before), Some(at), Some(after)) = (
-            stretch_of(stretches, &words[i - 1]),
-            stretch_of(stretches, &words[i]),
-            stretch_of(stretches, &words[i + 1]),
-        ) else {
-            continue;
-        };
-        let length_s = (words[i].end - words[i].start).max(MOVED_EDGE_WORD_S);
-        if starts(i) && !starts(i + 1) && before == at && after > at {
-            let next = &stretches[at + 1];
-            let start_s = next.start_s;
-            words[i].start = round_ms(start_s);
-            words[i].end = round_ms((start_s + length_s).min(next.end_s).min(words[i + 1].start));
-        } else if starts(i + 1) && !starts(i) && after == at && before < at {
-            let previous = &stretches[at - 1];
-            let end_s = previous.end_s;
-            words[i].end = round_ms(end_s);
-            words[i].start = round_ms(
-                (end_s - length_s)
-                    .max(previous.start_s)
-                    .max(words[i - 1].end),
-            );
-        }
-    }
-}
-
 /// Where both `a` and `b` (each in time order, disjoint) have a region.
 fn intersection(a: &[Region], b: &[Region]) -> Vec<Region> {
     let (mut i, mut j) = (0, 0);
@@ -649,56 +585,6 @@ mod tests {
     }
 
     #[test]
-    fn a_line_break_begins_a_line_and_blank_lines_are_none() {
-        let starts = line_starts("the morning light\n\n  on the road \nand I\n");
-        assert_eq!(
-            starts,
-            [false, false, false, true, false, false, true, false]
-        );
-        assert_eq!(line_starts("one line only"), [false, false, false]);
-    }
-
-    #[test]
-    fn a_lines_first_word_heard_on_the_line_before_goes_back_to_its_line() {
-        // Sung lines on 1-5 s and 8-12 s; whisper heard "where", the second line's first
-        // word, in the last 40 ms of the first line's held note.
-        let voiced = [region(1.0, 5.0), region(8.0, 12.0)];
-        let heard = heard(&[
-            ("on", 1.0, 2.0),
-            ("the", 2.0, 2.5),
-            ("road", 2.5, 4.9),
-            ("where", 4.92, 4.96),
-            ("the", 8.6, 9.0),
-            ("birds", 9.0, 10.0),
-        ]);
-        let text = "on the road\nwhere the birds";
-        let mut placed = place_plain(text, &heard, 13.0, &[region(0.0, 13.0)], &voiced, false);
-        keep_lines_whole(&mut placed, &line_starts(text), &voiced);
-        assert_eq!((placed[3].start, placed[3].end), (8.0, 8.2), "{placed:?}");
-        assert_eq!((placed[2].start, placed[2].end), (2.5, 4.9));
-        // One line: the same words stay where whisper heard them.
-        let one_line = text.replace('\n', " ");
-        let mut placed = place_plain(
-            &one_line,
-            &heard,
-            13.0,
-            &[region(0.0, 13.0)],
-            &voiced,
-            false,
-        );
-        keep_lines_whole(&mut placed, &line_starts(&one_line), &voiced);
-        assert_eq!((placed[3].start, placed[3].end), (4.92, 4.96));
-
-        // A line's last word heard at the start of the next line's voice goes back to the end
-        // of its own line's.
-        let heard = heard_later_last();
-        let text = "we walk along\nthe river";
-        let mut placed = place_plain(text, &heard, 13.0, &[region(0.0, 13.0)], &voiced, false);
-        keep_lines_whole(&mut placed, &line_starts(text), &voiced);
-        assert_eq!((placed[2].start, placed[2].end), (4.8, 5.0), "{placed:?}");
-    }
-
-    #[test]
     fn a_sung_word_not_heard_keeps_to_one_island_of_voice() {
         // "lay" ends a line held on its note until 16.2 s; music until the next line, whose
         // first word whisper heard at 23.53 s, its onset's sound from 23.48 s.
@@ -713,16 +599,6 @@ mod tests {
             (14.48, 23.53),
             "{spoken:?}"
         );
-    }
-
-    fn heard_later_last() -> Vec<Word> {
-        heard(&[
-            ("we", 1.0, 2.0),
-            ("walk", 2.0, 4.5),
-            ("along", 8.0, 8.1),
-            ("the", 8.2, 9.0),
-            ("river", 9.0, 10.0),
-        ])
     }
 
     fn region(start_s: f64, end_s: f64) -> Region {

@@ -38,6 +38,7 @@ mod ggml;
 mod given;
 mod groups;
 mod hearing;
+mod lines;
 mod mel;
 mod models;
 mod on_voice;

@@ -115,7 +115,7 @@ impl Joined {
 }
 
 /// Lays `words` (a given text, in order; `line_starts` says which begin a line, see
-/// [`crate::given::line_starts`]) on the voiced `stretches` of `samples`: aligned in one pass
+/// [`crate::lines::line_starts`]) on the voiced `stretches` of `samples`: aligned in one pass
 /// by `aligner` on the stretches joined end to end when it can; else, for a text in lines, each
 /// line on its own run of stretches ([`lines_on_stretches`]), aligned there or sharing it by
 /// letters; else the words share the stretches' time by their letters, and then each run of

@@ -35,7 +35,7 @@ pub(crate) enum Source<'a> {
     /// Whisper's: a word the aligner finds no room for was never said.
     Heard,
     /// A text the caller gave: every word is kept. For each word, whether it begins a line
-    /// ([`crate::given::line_starts`]; empty for a subtitle file's cues).
+    /// ([`crate::lines::line_starts`]; empty for a subtitle file's cues).
     Given { line_starts: &'a [bool] },
 }
 
@@ -53,9 +53,10 @@ const SNAP_GAP_S: f64 = APART_S;
 /// start). In a noisy recording whose noise [`cleared`] can take out, the sound is the gate's
 /// (with `gate`) on the cleared recording instead. Whisper's own words (`source`) that the
 /// aligner finds no room for in the audio (its hallucinations: "Thank you for watching" three
-/// times over a second of speech) are removed; a given text's words are all kept, and its line
-/// breaks are kept as pauses. The aligner and the denoiser use up to `threads` threads.
-/// Returns how many groups fell back to the old times.
+/// times over a second of speech) are removed; a given text's words are all kept, and no cut
+/// between alignment groups at one of its line breaks is moved. Sung words are aligned on the
+/// recording with its noise or music taken out. The aligner and the denoiser use up to
+/// `threads` threads. Returns how many groups fell back to the old times.
 pub(crate) fn refine(
     aligner: &LanguageAligner<'_>,
     samples: &[f32],

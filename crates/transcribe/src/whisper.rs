@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::ggml::{self, Hparams};
 use crate::given::{self, GivenText};
 use crate::hearing::{Hearing, PieceProgress, Share, pieces_at_once};
+use crate::lines;
 use crate::models;
 use crate::on_voice;
 use crate::refine::{self, Signal};
@@ -658,7 +659,7 @@ impl Transcriber for WhisperTranscriber {
             GivenText::Cues(cues) => given::place_cues(cues, &heard, total_s, &signal.sound),
         };
         let line_starts = match text {
-            GivenText::Plain(text) => given::line_starts(text),
+            GivenText::Plain(text) => lines::line_starts(text),
             GivenText::Cues(_) => Vec::new(),
         };
         if let GivenText::Plain(text) = text
@@ -667,7 +668,7 @@ impl Transcriber for WhisperTranscriber {
             let aligner = self.language_aligner(language, signal.singing.sung);
             on_voice::lay_on_voice(aligner.as_ref(), samples, &mut words, &line_starts, &voiced);
         }
-        given::keep_lines_whole(&mut words, &line_starts, &voiced);
+        lines::keep_lines_whole(&mut words, &line_starts, &voiced);
         // Cues may run past the audio; words are kept inside it. (`max`/`min`, not `clamp`:
         // a start rounded up past the end must not panic.)
         for word in &mut words {
