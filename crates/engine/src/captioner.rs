@@ -293,6 +293,14 @@ impl Captioner {
     ///
     /// [`ErrorCode::InvalidRequest`](crate::ErrorCode::InvalidRequest) for an unknown language.
     pub fn fonts(&self, lang: Option<&str>) -> Result<Vec<String>> {
+        if let Some(code) = lang.filter(|code| !is_language_tag(code)) {
+            return Err(Error::invalid(
+                "lang",
+                format!(
+                    "{code:?} is not a language code: two or three letters (\"en\"), then any subtags of 2-8 letters or digits after '-' (\"zh-cn\")"
+                ),
+            ));
+        }
         let library = caption_fonts::FontLibrary::new()?;
         match library.families(lang) {
             Err(caption_fonts::Error::UnknownLanguage { code }) => Err(Error::invalid(
@@ -744,4 +752,18 @@ pub(crate) fn loaded_once<T>(
 /// the closest installed families.
 pub(crate) fn missing_font_rule(family: &str) -> Result<Option<String>> {
     Ok(caption_fonts::FontLibrary::new()?.missing_family_rule(family)?)
+}
+
+/// Whether `code` has the form of a language tag the font list takes: empty (every font), or
+/// two or three letters then subtags of 2-8 letters or digits, each after `-` or `_`, in any
+/// case (the form `GET /v1/fonts` documents for `lang`).
+fn is_language_tag(code: &str) -> bool {
+    let mut parts = code.split(['-', '_']);
+    let primary = parts.next().unwrap_or_default();
+    code.is_empty()
+        || ((2..=3).contains(&primary.len())
+            && primary.chars().all(|c| c.is_ascii_alphabetic())
+            && parts.all(|p| {
+                (2..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric())
+            }))
 }

@@ -391,7 +391,7 @@ pub(crate) async fn signed_url(
     get, path = "/v1/fonts", tag = "captions",
     summary = "Installed font families, optionally only those covering a language",
     params(
-        ("lang" = Option<String>, Query, pattern = "^([a-z]{2,3}(-[a-z0-9]{2,8})*)?$", description = "ISO 639-1 code (`en`) or tag (`zh-cn`); `language` is accepted too. Without it (or empty), every font."),
+        ("lang" = Option<String>, Query, pattern = "^([A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*)?$", description = "ISO 639-1 code (`en`) or tag (`zh-cn`), in any case, `_` for `-` accepted; `language` is accepted too. Without it (or empty), every font."),
     ),
     responses(
         (status = 200, description = "Font family names", body = Vec<String>),

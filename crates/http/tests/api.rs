@@ -342,6 +342,23 @@ async fn fonts_all_or_by_language() {
     let bad = get(&h.app, "/v1/fonts?lang=not-a-language").await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(bad.error_code(), "invalid_request");
+    // A tag in any case, or with '_', is the same language; what is no tag at all is refused
+    // by its form, whitespace included.
+    for same in ["EN", "En", "zh-cn", "zh_CN", "ZH-CN"] {
+        let reply = get(&h.app, &format!("/v1/fonts?lang={same}")).await;
+        assert_eq!(reply.status, StatusCode::OK, "{same}");
+    }
+    for malformed in [
+        "Bg%20", "%20en", "e", "english", "en-", "zh-c", "en--gb", "e1",
+    ] {
+        let reply = get(&h.app, &format!("/v1/fonts?lang={malformed}")).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{malformed}"
+        );
+        assert_eq!(reply.detail_paths(), ["lang"], "{malformed}");
+    }
 }
 
 #[tokio::test]
