@@ -538,7 +538,7 @@ pub(crate) fn place_cues(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -601,11 +601,11 @@ mod tests {
         );
     }
 
-    fn region(start_s: f64, end_s: f64) -> Region {
+    pub(crate) fn region(start_s: f64, end_s: f64) -> Region {
         Region { start_s, end_s }
     }
 
-    fn heard(words: &[(&str, f64, f64)]) -> Vec<Word> {
+    pub(crate) fn heard(words: &[(&str, f64, f64)]) -> Vec<Word> {
         words.iter().map(|&(w, s, e)| Word::new(s, e, w)).collect()
     }
 

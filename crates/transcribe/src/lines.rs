@@ -90,14 +90,7 @@ pub(crate) fn keep_lines_whole(words: &mut [Word], line_starts: &[bool], stretch
 mod tests {
     use super::*;
     use crate::given::place_plain;
-
-    fn region(start_s: f64, end_s: f64) -> Region {
-        Region { start_s, end_s }
-    }
-
-    fn heard(words: &[(&str, f64, f64)]) -> Vec<Word> {
-        words.iter().map(|&(w, s, e)| Word::new(s, e, w)).collect()
-    }
+    use crate::given::tests::{heard, region};
 
     #[test]
     fn a_line_break_begins_a_line_and_blank_lines_are_none() {
