@@ -6,7 +6,8 @@ use std::path::Path;
 use anyhow::ensure;
 
 use crate::speech::{
-    espeak_sentence, festival_sentence, mix_music_bed, read_wav_16k, write_wav_16k,
+    espeak_sentence, festival_sentence, mix_music_bed, read_wav_16k, read_wav_16k_f32,
+    write_wav_16k,
 };
 
 /// A synthetic voice.
@@ -165,10 +166,7 @@ pub fn conversation(
         }
         None => clean,
     };
-    let samples = read_wav_16k(&wav)?
-        .iter()
-        .map(|&s| f32::from(s) / 32768.0)
-        .collect();
+    let samples = read_wav_16k_f32(&wav)?;
     Ok(Conversation { samples, words })
 }
 

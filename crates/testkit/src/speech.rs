@@ -365,6 +365,15 @@ pub fn resample_16k(src: &Path, dst: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The samples of a 16 kHz mono 16-bit PCM WAV file as floats in [-1, 1), as the engine takes
+/// them.
+pub fn read_wav_16k_f32(path: &Path) -> anyhow::Result<Vec<f32>> {
+    Ok(read_wav_16k(path)?
+        .iter()
+        .map(|&s| f32::from(s) / 32768.0)
+        .collect())
+}
+
 /// The samples of a 16 kHz mono 16-bit PCM WAV file.
 pub fn read_wav_16k(path: &Path) -> anyhow::Result<Vec<i16>> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;

@@ -305,15 +305,11 @@ mod tests {
     /// `words` sung over a music bed ([`caption_testkit::speech::song_over_music`]): samples
     /// and each word's truth.
     fn song(words: &[&str]) -> (Vec<f32>, Vec<caption_testkit::speech::TimedWord>) {
-        use caption_testkit::speech::{read_wav_16k, song_over_music};
+        use caption_testkit::speech::{read_wav_16k_f32, song_over_music};
         let dir = tempfile::tempdir().unwrap();
         let wav = dir.path().join("song.wav");
         let truth = song_over_music(words, &wav).unwrap();
-        let samples = read_wav_16k(&wav)
-            .unwrap()
-            .iter()
-            .map(|&s| f32::from(s) / 32768.0)
-            .collect();
+        let samples = read_wav_16k_f32(&wav).unwrap();
         (samples, truth)
     }
 

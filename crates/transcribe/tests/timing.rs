@@ -10,7 +10,7 @@ use std::process::Command;
 
 use caption_core::{SubtitleFormat, Word, parse_cues};
 use caption_testkit::speech::{
-    TimedWord, espeak_sentence, festival_sentence, festival_song, mix_music_bed, read_wav_16k,
+    TimedWord, espeak_sentence, festival_sentence, festival_song, mix_music_bed, read_wav_16k_f32,
     song_over_music,
 };
 use caption_transcribe::{GivenText, TranscribeOptions, Transcriber};
@@ -474,11 +474,7 @@ fn four_minute_song(words: usize) -> (Vec<f32>, String, Vec<TimedWord>) {
     let dir = tempfile::tempdir().unwrap();
     let wav = dir.path().join("song.wav");
     let truth = song_over_music(&lyrics, &wav).unwrap();
-    let samples = read_wav_16k(&wav)
-        .unwrap()
-        .iter()
-        .map(|&s| f32::from(s) / 32768.0)
-        .collect();
+    let samples = read_wav_16k_f32(&wav).unwrap();
     (samples, lyrics.join(" "), truth)
 }
 
@@ -579,11 +575,7 @@ fn each_line_of_the_lyrics_is_laid_on_its_own_sung_line() {
     let (sung, wav) = (dir.path().join("sung.wav"), dir.path().join("song.wav"));
     let truth = festival_song(&score, "ked", &sung).unwrap();
     mix_music_bed(&sung, &wav, 8.0).unwrap();
-    let samples: Vec<f32> = read_wav_16k(&wav)
-        .unwrap()
-        .iter()
-        .map(|&s| f32::from(s) / 32768.0)
-        .collect();
+    let samples = read_wav_16k_f32(&wav).unwrap();
     let words = model("tiny.en")
         .align_text(
             &samples,
@@ -640,11 +632,7 @@ fn japanese_and_chinese_words_are_timed_by_the_aligner() {
         let dir = tempfile::tempdir().unwrap();
         let wav = dir.path().join("speech.wav");
         let truth = espeak_sentence(spoken, voice, &wav).unwrap();
-        let samples: Vec<f32> = read_wav_16k(&wav)
-            .unwrap()
-            .iter()
-            .map(|&s| f32::from(s) / 32768.0)
-            .collect();
+        let samples = read_wav_16k_f32(&wav).unwrap();
         let words = model("base")
             .transcribe(
                 &samples,
