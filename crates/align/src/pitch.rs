@@ -56,6 +56,31 @@ impl Pitch {
     pub fn held_notes(&self) -> Vec<Range<f64>> {
         held_notes(&self.frames)
     }
+
+    /// The runs of at least `min_s` of periodic frames, whatever their pitch does (seconds,
+    /// in time order): a voice's short sung notes and voiced consonants as well as its held
+    /// ones.
+    pub fn periodic_runs(&self, min_s: f64) -> Vec<Range<f64>> {
+        let min_frames = (min_s / HOP_S).round() as usize;
+        let mut runs = Vec::new();
+        let mut start = None;
+        for (k, frame) in self.frames.iter().enumerate() {
+            match (frame.f0_hz, start) {
+                (Some(_), None) => start = Some(k),
+                (None, Some(first)) => {
+                    if k - first >= min_frames {
+                        runs.push(first as f64 * HOP_S..k as f64 * HOP_S);
+                    }
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(first) = start.filter(|&first| self.frames.len() - first >= min_frames) {
+            runs.push(first as f64 * HOP_S..self.frames.len() as f64 * HOP_S);
+        }
+        runs
+    }
 }
 
 fn track(samples: &[f32]) -> Vec<Frame> {
@@ -215,5 +240,31 @@ mod tests {
         let notes = held_notes(&frames);
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!((notes[0].start - 0.5).abs() < 0.03 && (notes[0].end - 1.5).abs() < 0.03);
+    }
+
+    #[test]
+    fn a_glide_is_one_periodic_run_and_no_held_note() {
+        // A glide up a fifth, silence, a low tone, silence.
+        let mut samples = vec![0.0; 8000];
+        let mut phase = 0.0;
+        samples.extend((0..4800).map(|i| {
+            let f0_hz = 150.0 * 1.5f64.powf(f64::from(i) / 4800.0);
+            phase += std::f64::consts::TAU * f0_hz / SAMPLE_RATE as f64;
+            (0.3 * phase.sin() + 0.2 * (2.0 * phase).sin() + 0.1 * (3.0 * phase).sin()) as f32
+        }));
+        samples.extend(vec![0.0; 8000]);
+        samples.extend(tone(120.0, 0.4));
+        samples.extend(vec![0.0; 8000]);
+        let pitch = Pitch::track(&samples);
+        assert!(
+            pitch.held_notes().iter().all(|n| n.start > 1.0),
+            "{:?}",
+            pitch.held_notes()
+        );
+        let runs = pitch.periodic_runs(0.1);
+        assert_eq!(runs.len(), 2, "{runs:?}");
+        assert!((runs[0].start - 0.5).abs() < 0.03 && (runs[0].end - 0.8).abs() < 0.03);
+        assert!((runs[1].start - 1.3).abs() < 0.03 && (runs[1].end - 1.7).abs() < 0.03);
+        assert!(pitch.periodic_runs(0.5).is_empty());
     }
 }

@@ -333,7 +333,7 @@ mod tests {
         // Silero hears a voice in a seventh of this song: the sound is taken instead.
         let stretches = voiced_stretches(Some(&voice.regions), &sound, total_s, lyrics.len());
         // As a transcription finds it: the song is sung, and its words aligned as sung.
-        assert!(crate::sung::singing(&samples, crate::sung::held_notes(&samples), &voice).sung);
+        assert!(crate::sung::singing(&samples, crate::sung::pitched(&samples), &voice).sung);
         let aligner = caption_align::Aligner::open_installed().unwrap();
         let english = aligner.language("en").unwrap().sung();
         // What placing the words on whisper's (empty) transcript gives: all over the input.

@@ -3,7 +3,8 @@
 //! Silero hears the first syllables of a sung line over a music bed and loses the notes held
 //! after them; the words of those notes were then never shown to whisper, and the voice the
 //! aligner's words are kept to ended in the middle of a word. A held note as loud as the voice
-//! Silero heard is taken for voice too. Only an input whose voice holds notes is sung: speech
+//! Silero heard is taken for voice too, and so is any periodic run as loud (a short note).
+//! Only an input whose voice holds notes is sung: speech
 //! glides, and keeps its path untouched.
 
 use caption_align::{PITCH_HOP_S, Pitch};
@@ -25,67 +26,94 @@ const NOTE_UNDER_VOICE_DB: f64 = 4.0;
 /// Kept around a held note: the consonants before and after its vowel.
 const NOTE_PAD_S: f64 = 0.1;
 
+/// A periodic run at least this long is voice when it is as loud as the voice: a sung
+/// syllable's vowel on a short note. The held notes alone left a line's short notes
+/// between them to the music: on the bench's tuning songs the voiced stretches covered 91.5 %
+/// of the sung time (ked's low lines 65-85 %), with these runs 94.2 %, for 0.05 s more taken
+/// for voice outside the singing.
+const PERIODIC_MIN_S: f64 = 0.1;
+
 /// What the pitch track says of an input.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Singing {
     /// Whether the input is sung (see [`SUNG_SHARE`]).
     pub(crate) sung: bool,
-    /// The held notes as loud as the voice, padded by [`NOTE_PAD_S`], in time order.
+    /// The held notes and periodic runs as loud as the voice, padded by [`NOTE_PAD_S`], in
+    /// time order.
     notes: Vec<Region>,
 }
 
-/// The held notes of 16 kHz `samples` ([`Pitch::held_notes`]), voice or not: the part of
-/// [`singing`] that does not need Silero's voice, so it can run beside it.
-pub(crate) fn held_notes(samples: &[f32]) -> Vec<Region> {
-    Pitch::track(samples)
-        .held_notes()
-        .into_iter()
-        .map(|n| Region {
-            start_s: n.start,
-            end_s: n.end,
-        })
-        .collect()
+/// Where 16 kHz samples are periodic, voice or not: the part of [`singing`] that does not
+/// need Silero's voice, so it can run beside it ([`pitched`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Pitched {
+    /// The held notes ([`Pitch::held_notes`]).
+    held: Vec<Region>,
+    /// The periodic runs of at least [`PERIODIC_MIN_S`] ([`Pitch::periodic_runs`]).
+    runs: Vec<Region>,
 }
 
-/// Whether 16 kHz `samples`, whose `voice` Silero found and whose held notes are `held`
-/// ([`held_notes`]), are sung: those notes as loud as that voice. Without a voice, nothing
-/// is sung.
-pub(crate) fn singing(samples: &[f32], held: Vec<Region>, voice: &Voice) -> Singing {
+/// The held notes and periodic runs of 16 kHz `samples`.
+pub(crate) fn pitched(samples: &[f32]) -> Pitched {
+    let pitch = Pitch::track(samples);
+    let regions = |ranges: Vec<std::ops::Range<f64>>| -> Vec<Region> {
+        ranges
+            .into_iter()
+            .map(|r| Region {
+                start_s: r.start,
+                end_s: r.end,
+            })
+            .collect()
+    };
+    Pitched {
+        held: regions(pitch.held_notes()),
+        runs: regions(pitch.periodic_runs(PERIODIC_MIN_S)),
+    }
+}
+
+/// Whether 16 kHz `samples`, whose `voice` Silero found and whose periodic parts are
+/// `pitched` ([`pitched`]), are sung: held notes as loud as that voice. Without a voice,
+/// nothing is sung.
+pub(crate) fn singing(samples: &[f32], pitched: Pitched, voice: &Voice) -> Singing {
     let Some(voice_db) = speech_level_db(samples, voice) else {
         return Singing::default();
     };
     let total_s = samples.len() as f64 / SAMPLE_RATE_HZ as f64;
-    let notes: Vec<Region> = held
-        .into_iter()
-        .filter(|note| level_db(samples, note) >= voice_db - NOTE_UNDER_VOICE_DB)
-        .collect();
-    let held_s: f64 = notes.iter().map(Region::duration_s).sum();
-    let padded: Vec<Region> = notes
-        .iter()
-        .map(|note| Region {
-            start_s: (note.start_s - NOTE_PAD_S).max(0.0),
-            end_s: (note.end_s + NOTE_PAD_S).min(total_s),
-        })
-        .collect();
+    let as_loud = |regions: Vec<Region>| -> Vec<Region> {
+        regions
+            .into_iter()
+            .filter(|note| level_db(samples, note) >= voice_db - NOTE_UNDER_VOICE_DB)
+            .collect()
+    };
+    let pad = |note: &Region| Region {
+        start_s: (note.start_s - NOTE_PAD_S).max(0.0),
+        end_s: (note.end_s + NOTE_PAD_S).min(total_s),
+    };
+    let held = as_loud(pitched.held);
+    let held_s: f64 = held.iter().map(Region::duration_s).sum();
+    let padded: Vec<Region> = held.iter().map(pad).collect();
     let mut widened = voice.clone();
     widened.widen(&padded);
     let voice_s: f64 = widened.regions.iter().map(Region::duration_s).sum();
     let share = held_s / voice_s.max(f64::EPSILON);
     let sung = share >= SUNG_SHARE;
+    let runs = as_loud(pitched.runs);
     tracing::debug!(
         share,
         sung,
-        notes = notes.len(),
-        "held notes as loud as the voice"
+        notes = held.len(),
+        runs = runs.len(),
+        "held notes and periodic runs as loud as the voice"
     );
-    Singing {
-        sung,
-        notes: padded,
-    }
+    let mut notes = padded;
+    notes.extend(runs.iter().map(pad));
+    notes.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    Singing { sung, notes }
 }
 
 impl Singing {
-    /// Widens `voice` over the held notes as loud as the voice, when the input is sung.
+    /// Widens `voice` over the held notes and periodic runs as loud as the voice, when the
+    /// input is sung.
     pub(crate) fn widen_voice(&self, voice: &mut Voice) {
         if self.sung {
             voice.widen(&self.notes);
@@ -140,7 +168,7 @@ mod tests {
     fn held(samples: &[f32]) -> bool {
         let models = crate::models::models_dir().unwrap();
         let vad = crate::vad::Vad::open(&models.join(crate::vad::VAD_MODEL_FILE)).unwrap();
-        singing(samples, held_notes(samples), &vad.voice(samples).unwrap()).sung
+        singing(samples, pitched(samples), &vad.voice(samples).unwrap()).sung
     }
 
     #[test]

@@ -432,14 +432,14 @@ impl WhisperTranscriber {
         let voice_of = || self.vad.as_ref().map(|vad| vad.voice(samples)).transpose();
         // Silero runs on one thread; the pitch track does not need its voice, so with a
         // second thread it runs beside it (the same notes either way).
-        let (voice, held) = if self.vad.is_some() && options.effective_threads() >= 2 {
+        let (voice, pitched) = if self.vad.is_some() && options.effective_threads() >= 2 {
             std::thread::scope(|scope| {
-                let held = scope.spawn(|| sung::held_notes(samples));
+                let pitched = scope.spawn(|| sung::pitched(samples));
                 let voice = voice_of();
-                let held = held
+                let pitched = pitched
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                (voice, Some(held))
+                (voice, Some(pitched))
             })
         } else {
             (voice_of(), None)
@@ -448,8 +448,8 @@ impl WhisperTranscriber {
         let singing = voice
             .as_ref()
             .map(|voice| {
-                let held = held.unwrap_or_else(|| sung::held_notes(samples));
-                sung::singing(samples, held, voice)
+                let pitched = pitched.unwrap_or_else(|| sung::pitched(samples));
+                sung::singing(samples, pitched, voice)
             })
             .unwrap_or_default();
         tracing::debug!(
