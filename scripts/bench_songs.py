@@ -69,6 +69,18 @@ SONGS = [
      ["over mountains far away", "there is a place where we can play",
       "sing a song of long ago", "let the gentle river flow"],
      [0.4, 0.4, 0.8, 0.4, 1.2], 1.6, [0.7, 1.1], ["A2", "B2", "C3", "E3", "D3", "C3", "B2", "A2"]),
+    ("silver-moon", "held-out",
+     ["silver moon above the hill", "shining on the water still",
+      "every star will light the way", "until the breaking of the day"],
+     [0.45, 0.45, 0.9, 0.45, 0.9], 2.0, [1.2, 0.6], ["E3", "G3", "A3", "G3", "E3", "D3", "C3"]),
+    ("long-road-home", "held-out",
+     ["the road is long and the night is cold", "but I will carry on",
+      "the lights of home are shining through", "and soon the dark is gone"],
+     [0.3, 0.3, 0.6, 0.3, 0.9, 0.3], 2.6, [0.8, 1.8], ["G2", "G2", "A2", "B2", "A2", "G2", "E2", "D2"]),
+    ("spring-garden", "held-out",
+     ["flowers open in the spring", "birds return to us and sing",
+      "every morning warm and new", "all the garden waits for you"],
+     [0.6, 0.6, 0.3, 0.3, 1.2], 1.4, [0.5, 1.0], ["C3", "E3", "G3", "E3", "F3", "D3", "B2", "C3"]),
 ]
 
 
