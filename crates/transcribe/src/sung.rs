@@ -4,8 +4,7 @@
 //! after them; the words of those notes were then never shown to whisper, and the voice the
 //! aligner's words are kept to ended in the middle of a word. A held note as loud as the voice
 //! Silero heard is taken for voice too, and so is any periodic run as loud (a short note).
-//! Only an input whose voice holds notes is sung: speech
-//! glides, and keeps its path untouched.
+//! Only an input whose voice holds notes is sung: speech glides, and keeps its path untouched.
 
 use caption_align::{PITCH_HOP_S, Pitch};
 
@@ -23,7 +22,7 @@ const SUNG_SHARE: f64 = 0.17;
 /// bench's songs (a bed 8 dB under the voice) 6 dB let the bed's notes be 5-8 % of the notes
 /// taken, 4 dB none.
 const NOTE_UNDER_VOICE_DB: f64 = 4.0;
-/// Kept around a held note: the consonants before and after its vowel.
+/// Kept around a held note or periodic run: the consonants before and after its vowel.
 const NOTE_PAD_S: f64 = 0.1;
 
 /// A periodic run at least this long is voice when it is as loud as the voice: a sung
