@@ -44,7 +44,7 @@ pub(crate) struct Singing {
 
 /// Where 16 kHz samples are periodic, voice or not: the part of [`singing`] that does not
 /// need Silero's voice, so it can run beside it ([`pitched`]).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug)]
 pub(crate) struct Pitched {
     /// The held notes ([`Pitch::held_notes`]).
     held: Vec<Region>,
