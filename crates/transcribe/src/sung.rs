@@ -12,7 +12,7 @@ use crate::speech::{Region, SAMPLE_RATE_HZ};
 use crate::vad::Voice;
 
 /// An input is sung when held notes as loud as its voice fill at least this share of the time
-/// it has a voice (where Silero hears one, and those notes). Measured: the bench's thirteen
+/// it has a voice (where Silero hears one, and those notes). Measured: the bench's fifteen
 /// songs (Festival kal and ked over a music bed 8 dB under) 0.21-0.60, the same songs without
 /// the bed 0.35-0.73; the bench's read speech (231 clips: espeak-ng and Festival voices in seven
 /// languages; clean, pink noise, music bed, gapped) 0-0.124.
