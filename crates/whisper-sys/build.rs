@@ -35,7 +35,7 @@ use std::env;
 use std::fs;
 use std::path::Path;
 
-use caption_build_support::{Change, change_file, fresh_copy, sources};
+use caption_build_support::{Change, build_key, built_once, change_file, fresh_copy, sources};
 
 const VERSION: &str = "0.15.0";
 
@@ -701,7 +701,15 @@ fn main() {
             config.configure_arg(format!("-D{key}={value}"));
         }
     }
-    let destination = config.build();
+    // Built once for every build of the same sources and settings in the target directory: the
+    // tests', the release's, and a crate outside the workspace with other features or profile
+    // settings each ran this same compile (80-90 s on two cores) in its own OUT_DIR.
+    let script = Path::new(&env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default()).join("build.rs");
+    let destination = built_once("whisper.cpp", build_key(&root, &script), |dir| {
+        config.out_dir(dir).build();
+        // What is linked is installed in lib/; the objects are not needed again.
+        let _ = fs::remove_dir_all(dir.join("build"));
+    });
 
     println!(
         "cargo:rustc-link-search=native={}",

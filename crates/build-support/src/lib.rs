@@ -98,3 +98,107 @@ pub fn replace_between(path: &Path, from: &str, until: &str, with: &str, release
     text.replace_range(start..start + length, with);
     fs::write(path, text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
 }
+
+/// The variables a C or C++ build reads from the environment (the compilers, their flags, CMake's
+/// own), for a key of what a build was made from; also watched, so a change builds again.
+const BUILD_ENVIRONMENT: [&str; 11] = [
+    "CC",
+    "CXX",
+    "AR",
+    "CFLAGS",
+    "CXXFLAGS",
+    "LDFLAGS",
+    "CMAKE_",
+    "GGML_",
+    "TARGET",
+    "HOST",
+    "CARGO_FEATURE_",
+];
+
+/// A key for a build made from the tree `root` (its files' names and contents), the build script
+/// at `script` (the changes it makes and the switches it sets) and the environment's compilers
+/// and flags: two runs with the same key build the same libraries.
+pub fn build_key(root: &Path, script: &Path) -> u64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut hasher = DefaultHasher::new();
+    let mut files = Vec::new();
+    list_files(root, &mut files).unwrap_or_else(|e| panic!("listing {}: {e}", root.display()));
+    files.sort();
+    for file in files.iter().chain([&script.to_path_buf()]) {
+        let relative = file.strip_prefix(root).unwrap_or(file);
+        relative.hash(&mut hasher);
+        fs::read(file)
+            .unwrap_or_else(|e| panic!("reading {}: {e}", file.display()))
+            .hash(&mut hasher);
+    }
+    let mut environment: Vec<(String, String)> = env::vars()
+        .filter(|(name, _)| {
+            BUILD_ENVIRONMENT.iter().any(|watched| {
+                name == watched || (watched.ends_with('_') && name.starts_with(watched))
+            }) || name.starts_with("CC_")
+                || name.starts_with("CXX_")
+                || name.starts_with("CFLAGS_")
+                || name.starts_with("CXXFLAGS_")
+        })
+        .collect();
+    environment.sort();
+    environment.hash(&mut hasher);
+    for name in BUILD_ENVIRONMENT.iter().filter(|name| !name.ends_with('_')) {
+        println!("cargo:rerun-if-env-changed={name}");
+    }
+    hasher.finish()
+}
+
+fn list_files(dir: &Path, files: &mut Vec<PathBuf>) -> io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            list_files(&entry.path(), files)?;
+        } else {
+            files.push(entry.path());
+        }
+    }
+    Ok(())
+}
+
+/// The folder holding what `build` made from the inputs `key` names (see [`build_key`]), shared
+/// by every build script run in this target directory: a dev and a release build, a crate outside
+/// the workspace that depends on ours with other settings, all link the libraries one run
+/// compiled, where each would otherwise compile them again in its own `OUT_DIR`. On a miss,
+/// `build` fills the folder it is given, which then becomes the shared one; only a finished
+/// build is ever shared. Outside a cargo target directory, the build goes to `OUT_DIR` as usual.
+pub fn built_once(name: &str, key: u64, build: impl FnOnce(&Path)) -> PathBuf {
+    let out = PathBuf::from(env::var_os("OUT_DIR").unwrap_or_else(|| panic!("cargo sets OUT_DIR")));
+    // Cargo marks its target directory's root with CACHEDIR.TAG.
+    let Some(target) = out
+        .ancestors()
+        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
+    else {
+        let dir = out.join(format!("{name}-build"));
+        build(&dir);
+        return dir;
+    };
+    let shared = target.join("shared-builds").join(name);
+    let done = shared.join(format!("{key:016x}"));
+    let finished = |dir: &Path| dir.join(".finished").is_file();
+    if finished(&done) {
+        return done;
+    }
+    let partial = shared.join(format!("{key:016x}.{}", std::process::id()));
+    if partial.exists() {
+        fs::remove_dir_all(&partial)
+            .unwrap_or_else(|e| panic!("clearing {}: {e}", partial.display()));
+    }
+    fs::create_dir_all(&partial).unwrap_or_else(|e| panic!("creating {}: {e}", partial.display()));
+    build(&partial);
+    fs::write(partial.join(".finished"), "")
+        .unwrap_or_else(|e| panic!("writing {}: {e}", partial.display()));
+    if let Err(e) = fs::rename(&partial, &done) {
+        // Another run finished the same build first: use its folder.
+        if !finished(&done) {
+            panic!("moving {} to {}: {e}", partial.display(), done.display());
+        }
+        let _ = fs::remove_dir_all(&partial);
+    }
+    done
+}
