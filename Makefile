@@ -11,14 +11,7 @@ CARGO ?= cargo
 
 ## setup: install what is missing (Debian packages, tools, whisper models); quick when done.
 setup:
-	@scripts/setup-system
-	@scripts/setup-python
-	@scripts/setup-s3s
-	@scripts/setup-schemathesis
-	@scripts/setup-pocketsphinx
-	@scripts/setup-whisper-cpp
-	@scripts/setup-wheel-models
-	@scripts/setup-models
+	@scripts/setup
 
 build: setup
 	$(CARGO) build --release -p caption-cli
