@@ -47,14 +47,14 @@ pub fn fresh_copy(from: &Path, name: &str) -> PathBuf {
 
 fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
     fs::create_dir_all(to)?;
-    for entry in fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else {
-            fs::copy(entry.path(), &target)?;
+    let mut files = Vec::new();
+    list_files(from, &mut files)?;
+    for file in files {
+        let target = to.join(file.strip_prefix(from).unwrap_or(&file));
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent)?;
         }
+        fs::copy(&file, &target)?;
     }
     Ok(())
 }
@@ -100,19 +100,19 @@ pub fn replace_between(path: &Path, from: &str, until: &str, with: &str, release
 }
 
 /// The variables a C or C++ build reads from the environment (the compilers, their flags, CMake's
-/// own), for a key of what a build was made from; also watched, so a change builds again.
-const BUILD_ENVIRONMENT: [&str; 11] = [
-    "CC",
-    "CXX",
-    "AR",
-    "CFLAGS",
-    "CXXFLAGS",
-    "LDFLAGS",
+/// own), for a key of what a build was made from: these names, watched so a change builds again,
+/// and every name starting with one of the prefixes.
+const BUILD_VARIABLES: [&str; 8] = [
+    "CC", "CXX", "AR", "CFLAGS", "CXXFLAGS", "LDFLAGS", "TARGET", "HOST",
+];
+const BUILD_PREFIXES: [&str; 7] = [
     "CMAKE_",
     "GGML_",
-    "TARGET",
-    "HOST",
     "CARGO_FEATURE_",
+    "CC_",
+    "CXX_",
+    "CFLAGS_",
+    "CXXFLAGS_",
 ];
 
 /// A key for a build made from the tree `root` (its files' names and contents), the build script
@@ -124,26 +124,21 @@ pub fn build_key(root: &Path, script: &Path) -> u64 {
     let mut files = Vec::new();
     list_files(root, &mut files).unwrap_or_else(|e| panic!("listing {}: {e}", root.display()));
     files.sort();
-    for file in files.iter().chain([&script.to_path_buf()]) {
-        let relative = file.strip_prefix(root).unwrap_or(file);
-        relative.hash(&mut hasher);
+    for file in files.iter().map(PathBuf::as_path).chain([script]) {
+        file.strip_prefix(root).unwrap_or(file).hash(&mut hasher);
         fs::read(file)
             .unwrap_or_else(|e| panic!("reading {}: {e}", file.display()))
             .hash(&mut hasher);
     }
     let mut environment: Vec<(String, String)> = env::vars()
         .filter(|(name, _)| {
-            BUILD_ENVIRONMENT.iter().any(|watched| {
-                name == watched || (watched.ends_with('_') && name.starts_with(watched))
-            }) || name.starts_with("CC_")
-                || name.starts_with("CXX_")
-                || name.starts_with("CFLAGS_")
-                || name.starts_with("CXXFLAGS_")
+            BUILD_VARIABLES.contains(&name.as_str())
+                || BUILD_PREFIXES.iter().any(|prefix| name.starts_with(prefix))
         })
         .collect();
     environment.sort();
     environment.hash(&mut hasher);
-    for name in BUILD_ENVIRONMENT.iter().filter(|name| !name.ends_with('_')) {
+    for name in BUILD_VARIABLES {
         println!("cargo:rerun-if-env-changed={name}");
     }
     hasher.finish()
